@@ -1,0 +1,171 @@
+// Runs the routing benchmark: builds fw's compiled router for each route set, times every
+// router in its own child process (bench/worker.mjs) on each route set in both string modes,
+// runs the fw 10,000-route scale test, prints the tables and writes bench/RESULTS.md.
+//
+//   node bench/run.mjs            full run (`npm run bench` builds fw first), under 10 minutes
+//   node bench/run.mjs --quick    smoke run: verifies everything, times briefly, writes
+//                                 bench/.tmp/RESULTS-quick.md instead of bench/RESULTS.md
+//   --routers fw,rou3 --sets a    restrict the run (for development)
+
+import { fork } from 'node:child_process'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { ROUTERS } from './lib/adapters.mjs'
+import { buildFw, fwCliBuilt, writeRoutesFile } from './lib/fw.mjs'
+import { describeMachine } from './lib/machine.mjs'
+import { MODES, consoleTable, evaluateTargets, problemList, resultTable } from './lib/report.mjs'
+import { resultsMarkdown, routerVersions } from './lib/results-md.mjs'
+import { loadRouteSet, toSyntax } from './lib/route-set.mjs'
+import { runScaleTest } from './lib/scale.mjs'
+
+const BENCH_DIR = import.meta.dirname
+const TMP_DIR = join(BENCH_DIR, '.tmp')
+const WORKER = join(BENCH_DIR, 'worker.mjs')
+const WORKER_TIMEOUT_MS = 120_000
+
+function parseCli() {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      routers: { type: 'string' },
+      sets: { type: 'string', default: 'a,b' },
+      'no-scale': { type: 'boolean', default: false },
+    },
+  })
+  const ids = values.routers?.split(',')
+  return {
+    quick: values.quick,
+    routers: ids ? ROUTERS.filter((r) => ids.includes(r.id)) : ROUTERS,
+    sets: values.sets.split(',').map(loadRouteSet),
+    scale: !values['no-scale'],
+  }
+}
+
+// Writes the set's fw routes file and builds it; { ok, wallMs, printedMs, output, dir }.
+async function buildFwForSet(set) {
+  if (!fwCliBuilt()) return { ok: false, output: 'dist/cli/index.js missing: run `npm run build`' }
+  const dir = join(TMP_DIR, `fw-set-${set.id}`)
+  const routesFile = join(dir, 'routes.mjs')
+  await writeRoutesFile(
+    routesFile,
+    set.routes,
+    set.routes.map((r) => toSyntax(r, 'fw')),
+  )
+  const build = await buildFw(routesFile, join(dir, 'cache'))
+  return { ...build, dir: join(dir, 'cache') }
+}
+
+// Forks one worker and resolves with its message (or an { ok: false, error } of our own).
+function runWorker(routerId, setId, mode, { quick, fwDir }) {
+  const args = [
+    routerId,
+    setId,
+    mode,
+    ...(quick ? ['--quick'] : []),
+    ...(fwDir ? ['--fw-dir', fwDir] : []),
+  ]
+  return new Promise((resolve) => {
+    let message = null
+    const child = fork(WORKER, args, {
+      execArgv: ['--expose-gc'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    })
+    const timer = setTimeout(() => child.kill('SIGKILL'), WORKER_TIMEOUT_MS)
+    child.on('message', (m) => (message = m))
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer)
+      resolve(
+        message ?? {
+          ok: false,
+          error: `worker exited (code ${code}, signal ${signal}) without a result`,
+        },
+      )
+    })
+  })
+}
+
+function progressLine(set, mode, router, run) {
+  const status = run.ok
+    ? Object.values(run.results).filter((e) => e.status !== 'ok').length
+    : 'ERROR'
+  const flag =
+    status === 0 ? 'ok' : run.ok ? `${status} wrong` : `error: ${run.error.split('\n')[0]}`
+  return `  set ${set.id}  ${mode.padEnd(6)}  ${router.label.padEnd(28)} ${flag}`
+}
+
+async function runAll(options, fwBuilds) {
+  const runs = {}
+  for (const set of options.sets) {
+    runs[set.id] = {}
+    for (const mode of MODES) {
+      runs[set.id][mode] = {}
+      for (const router of options.routers) {
+        const build = fwBuilds[set.id]
+        const run =
+          router.id === 'fw' && !build.ok
+            ? { ok: false, error: `fw build failed: ${build.output}` }
+            : await runWorker(router.id, set.id, mode, { quick: options.quick, fwDir: build.dir })
+        runs[set.id][mode][router.id] = run
+        console.log(progressLine(set, mode, router, run))
+      }
+    }
+  }
+  return runs
+}
+
+function printSummary(options, runs, scale) {
+  for (const set of options.sets) {
+    for (const mode of MODES) {
+      console.log(`\nSet (${set.id}) ${set.title} — ${mode} strings, median ns per lookup\n`)
+      console.log(consoleTable(resultTable(set, runs[set.id][mode])))
+    }
+  }
+  console.log('\nTargets')
+  for (const t of evaluateTargets(options.sets, runs, scale)) {
+    console.log(`  ${t.met.replaceAll('*', '').padEnd(12)} ${t.target}: ${t.result}`)
+    for (const detail of t.details ?? []) console.log(`               - ${detail}`)
+  }
+  const problems = problemList(options.sets, runs)
+  if (problems.length) console.log(`\nProblems\n${problems.map((p) => `  ${p}`).join('\n')}`)
+}
+
+async function main() {
+  const started = performance.now()
+  const options = parseCli()
+  const machine = describeMachine()
+  console.log(
+    `${machine.cpu}, ${machine.cores} cores, node ${machine.node}${options.quick ? ' (quick run)' : ''}`,
+  )
+  const fwBuilds = {}
+  for (const set of options.sets) {
+    fwBuilds[set.id] = await buildFwForSet(set)
+    if (!fwBuilds[set.id].ok)
+      console.log(`fw build for set ${set.id} failed:\n${fwBuilds[set.id].output}`)
+  }
+  const runs = await runAll(options, fwBuilds)
+  let scale = null
+  if (options.scale) {
+    console.log('  fw scale test (10,000 routes)...')
+    scale = fwCliBuilt()
+      ? await runScaleTest({ tmpDir: TMP_DIR, quick: options.quick })
+      : { error: 'dist/cli missing' }
+  }
+  printSummary(options, runs, scale)
+  const elapsedS = (performance.now() - started) / 1000
+  const markdown = resultsMarkdown({
+    machine,
+    versions: routerVersions(runs),
+    sets: options.sets,
+    runs,
+    fwBuilds,
+    scale,
+    quick: options.quick,
+    elapsedS,
+  })
+  const file = options.quick ? join(TMP_DIR, 'RESULTS-quick.md') : join(BENCH_DIR, 'RESULTS.md')
+  await writeFile(file, markdown)
+  console.log(`\nWrote ${file} (${elapsedS.toFixed(0)} s)`)
+}
+
+await main()

@@ -1,0 +1,83 @@
+// Child process: builds ONE router for ONE route set, verifies every case in both string
+// modes, then times each case in the requested mode with mitata and sends the medians back
+// to the parent (bench/run.mjs) as one JSON message over IPC.
+//
+//   node --expose-gc bench/worker.mjs <router> <set> <fresh|reused> [--quick] [--fw-dir DIR]
+
+import { parseArgs } from 'node:util'
+import { join } from 'node:path'
+import { routerById } from './lib/adapters.mjs'
+import { loadRouteSet } from './lib/route-set.mjs'
+import { makeCaseFn, makeMixedFn, makePath, medianNs, warmUp } from './lib/timing.mjs'
+import { checkAnswer } from './lib/verify.mjs'
+
+const TMP_DIR = join(import.meta.dirname, '.tmp')
+
+function parseCli() {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { quick: { type: 'boolean' }, 'fw-dir': { type: 'string' } },
+  })
+  const [routerId, setId, mode] = positionals
+  return { routerId, setId, mode, quick: !!values.quick, fwDir: values['fw-dir'] }
+}
+
+// Verification uses both string modes whatever mode is timed: a router must be right on both.
+function verifyCase(adapter, c) {
+  if (adapter.baseline) return null
+  for (const mode of ['reused', 'fresh']) {
+    try {
+      const raw = adapter.lookup(c.method, makePath(c.path, mode))
+      const problem = checkAnswer(adapter.normalize(raw, c.method) ?? null, c)
+      if (problem) return `${mode} string: ${problem}`
+    } catch (error) {
+      return `${mode} string: threw ${error.message}`
+    }
+  }
+  return null
+}
+
+async function timeCases(adapter, cases, problems, { mode, quick }) {
+  const results = {}
+  for (const c of cases) {
+    if (problems[c.name]) results[c.name] = { status: 'wrong', detail: problems[c.name] }
+    else
+      results[c.name] = {
+        status: 'ok',
+        ns: await medianNs(makeCaseFn(adapter.lookup, c, mode), { quick }),
+      }
+  }
+  const wrong = cases.filter((c) => problems[c.name]).map((c) => c.name)
+  if (wrong.length > 0) {
+    results.mixed = { status: 'wrong', detail: `includes wrong case(s): ${wrong.join(', ')}` }
+  } else {
+    const ns = await medianNs(makeMixedFn(adapter.lookup, cases, mode), { quick })
+    results.mixed = { status: 'ok', ns: ns / cases.length }
+  }
+  return results
+}
+
+async function main() {
+  const args = parseCli()
+  const set = loadRouteSet(args.setId)
+  const router = routerById(args.routerId)
+  const adapter = await router.create(set, { fwDir: args.fwDir, tmpDir: TMP_DIR })
+  const problems = {}
+  for (const c of set.cases) {
+    const problem = verifyCase(adapter, c)
+    if (problem) problems[c.name] = problem
+  }
+  const okCases = set.cases.filter((c) => !problems[c.name])
+  if (okCases.length > 0)
+    warmUp(makeMixedFn(adapter.lookup, okCases, args.mode), args.quick ? 20 : 300)
+  const results = await timeCases(adapter, set.cases, problems, args)
+  return { version: adapter.version, results }
+}
+
+// Without an IPC channel (run by hand) the message is printed instead.
+const send = process.send ? (m) => process.send(m) : (m) => console.log(JSON.stringify(m, null, 2))
+
+main().then(
+  (message) => send({ ok: true, ...message }),
+  (error) => send({ ok: false, error: error.stack ?? String(error) }),
+)

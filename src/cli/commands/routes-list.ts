@@ -1,0 +1,46 @@
+/** `fw routes:list`: the route table as a text table or JSON. */
+import type { Command } from 'commander'
+import pc from 'picocolors'
+import { resolvePaths } from '../config.js'
+import type { Output } from '../output.js'
+
+export interface RouteRow {
+  method: string
+  host: string
+  path: string
+  name: string
+  middleware: string[]
+  handler: string
+}
+
+export function registerRoutesListCommand(program: Command, output: Output): void {
+  program
+    .command('routes:list')
+    .description('list the routes: method, host, path, name, middleware, handler')
+    .option('--routes <file>', 'routes file (default: fw.config routes, else routes.ts)')
+    .option('--json', 'print JSON')
+    .action(async (flags: { routes?: string; json?: boolean }) => {
+      const paths = await resolvePaths({ ...flags, cache: 'unused' })
+      const { loadRoutesFile, analyzeRoutes } = await import('../../compiler/index.js')
+      const { describeHandler, describeMiddleware } = await import('../../shared/route-record.js')
+      const { registrar } = await loadRoutesFile(paths.routes)
+      analyzeRoutes(registrar.routes, new Set(registrar.aliases.keys()))
+      const rows: RouteRow[] = registrar.routes.map((r) => ({
+        method: r.method,
+        host: r.host ?? '',
+        path: r.path,
+        name: r.name ?? '',
+        middleware: r.middleware.map(describeMiddleware),
+        handler: describeHandler(r.handler),
+      }))
+      output.out(flags.json ? JSON.stringify(rows, null, 2) : formatTable(rows))
+    })
+}
+
+function formatTable(rows: RouteRow[]): string {
+  const header = ['METHOD', 'HOST', 'PATH', 'NAME', 'MIDDLEWARE', 'HANDLER']
+  const cells = rows.map((r) => [r.method, r.host || '*', r.path, r.name, r.middleware.join(', '), r.handler])
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
+  const line = (c: string[]): string => c.map((text, i) => text.padEnd(widths[i]!)).join('  ').trimEnd()
+  return [pc.bold(line(header)), ...cells.map(line), pc.dim(`${rows.length} routes`)].join('\n')
+}

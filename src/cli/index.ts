@@ -1,0 +1,41 @@
+/**
+ * The fw command line. `createProgram()` builds the commander program without side effects; each
+ * command lives in ./commands and imports the heavy module it drives only when it runs.
+ */
+import { Command, CommanderError } from 'commander'
+import { readFileSync } from 'node:fs'
+import { registerRouteCacheCommands } from './commands/route-cache.js'
+import { registerRoutesListCommand } from './commands/routes-list.js'
+import { isDebug, printError, stdio, type Output } from './output.js'
+
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+
+/**
+ * Builds the program. Pass an Output to capture what it prints (tests do).
+ * @example
+ * await createProgram().parseAsync(['route:cache', 'build'], { from: 'user' })
+ */
+export function createProgram(output: Output = stdio): Command {
+  const program = new Command('fw')
+    .description('A TypeScript web framework whose router is compiled ahead of time.')
+    .version(version)
+    .option('--debug', 'print stack traces of errors')
+    .showHelpAfterError('(run fw --help for usage)')
+    .configureOutput({ writeOut: (s) => output.out(s.trimEnd()), writeErr: (s) => output.err(s.trimEnd()) })
+    .exitOverride()
+  registerRouteCacheCommands(program, output)
+  registerRoutesListCommand(program, output)
+  return program
+}
+
+/** Runs the CLI; resolves to the exit code (0 ok, 1 user error). */
+export async function main(argv: readonly string[], output: Output = stdio): Promise<number> {
+  try {
+    await createProgram(output).parseAsync(argv as string[])
+    return 0
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1
+    printError(output, error, isDebug(argv))
+    return 1
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * Turns registered routes into a validated route table: patterns parsed, optional parameters
+ * expanded into variants, precedence keys computed, and every rule of the route table enforced
+ * (duplicates, shadowed routes, catch-all order, names, middleware aliases, handlers).
+ */
+import { FwError, type ErrorCode, type SourceLocation } from '../shared/errors.js'
+import { checkAlias } from '../shared/middleware-aliases.js'
+import {
+  checkUniqueNames,
+  parseHost,
+  parsePath,
+  type ParamSegment,
+  type Segment,
+} from '../shared/pattern.js'
+import type { RouteRecord } from '../shared/route-record.js'
+import { compareKeys, segmentKey, type SegmentKey } from './precedence.js'
+
+export interface AnalyzedRoute {
+  record: RouteRecord
+  segments: Segment[]
+  hostSegments: Segment[] | null
+  variants: Variant[]
+}
+
+/** One concrete shape of a route: a route with k optional trailing parameters has k + 1. */
+export interface Variant {
+  route: AnalyzedRoute
+  segments: Segment[]
+  keys: SegmentKey[]
+  /** Optional parameters that this variant leaves out (they are null in the params). */
+  absent: string[]
+}
+
+export interface RouteTable {
+  routes: AnalyzedRoute[]
+  /** Distinct host patterns, in the order they are tried (domain routes before hostless ones). */
+  hosts: HostGroup[]
+}
+
+export interface HostGroup {
+  /** The pattern as written, or null for routes without a domain. */
+  pattern: string | null
+  segments: Segment[]
+  keys: SegmentKey[]
+}
+
+/**
+ * Parses and validates the registered routes.
+ * @example
+ * const table = analyzeRoutes(registrar.routes, new Set(registrar.aliases.keys()))
+ */
+export function analyzeRoutes(records: readonly RouteRecord[], aliases: ReadonlySet<string>): RouteTable {
+  if (records.length === 0) {
+    throw new FwError('FW_ROUTES_EMPTY', 'The routes file registers no routes', {
+      hint: 'Register at least one route, e.g. r.get("/", handler).',
+    })
+  }
+  const regexOrder = new Map<string, number>()
+  const routes = records.map((record) => analyzeRoute(record, aliases, regexOrder))
+  checkNames(routes)
+  checkCatchAllOrder(routes)
+  checkConflicts(routes)
+  return { routes, hosts: hostGroups(routes, regexOrder) }
+}
+
+function analyzeRoute(
+  record: RouteRecord,
+  aliases: ReadonlySet<string>,
+  regexOrder: Map<string, number>,
+): AnalyzedRoute {
+  const where = record.location
+  checkHandler(record)
+  for (const ref of record.middleware) {
+    if (typeof ref === 'function') continue
+    const problem = typeof ref === 'string' ? checkAlias(ref, aliases) : 'middleware must be an alias string or a function'
+    if (problem !== null) {
+      throw fail('FW_MIDDLEWARE_INVALID', `${label(record)}: ${problem}`, where, middlewareHint(aliases))
+    }
+  }
+  const segments = withLocation(where, () => parsePath(record.path))
+  const hostSegments = record.host === null ? null : withLocation(where, () => parseHost(record.host!))
+  if (hostSegments) {
+    withLocation(where, () => checkUniqueNames(`${record.host}${record.path}`, [...hostSegments, ...segments]))
+  }
+  const route: AnalyzedRoute = { record, segments, hostSegments, variants: [] }
+  route.variants = expandOptionals(segments).map(({ segments: shape, absent }) => ({
+    route,
+    segments: shape,
+    keys: shape.map((s) => segmentKey(s, regexOrder)),
+    absent,
+  }))
+  return route
+}
+
+function expandOptionals(segments: Segment[]): { segments: Segment[]; absent: string[] }[] {
+  const firstOptional = segments.findIndex((s) => s.kind === 'param' && s.optional)
+  if (firstOptional === -1) return [{ segments, absent: [] }]
+  const shapes = []
+  for (let end = firstOptional; end <= segments.length; end++) {
+    const absent = segments.slice(end).map((s) => (s as ParamSegment).name)
+    shapes.push({ segments: segments.slice(0, end), absent })
+  }
+  return shapes
+}
+
+function checkHandler(record: RouteRecord): void {
+  const h = record.handler as unknown
+  const ok =
+    typeof h === 'function' ||
+    (typeof h === 'string' && h.trim() !== '') ||
+    (Array.isArray(h) &&
+      h.length === 2 &&
+      typeof h[0] === 'function' &&
+      typeof h[1] === 'string' &&
+      typeof (h[0] as { prototype?: Record<string, unknown> }).prototype?.[h[1]] === 'function')
+  if (!ok) {
+    throw fail(
+      'FW_HANDLER_INVALID',
+      `${label(record)}: the handler must be a function, a [Class, 'method'] pair naming an existing method, or a 'Class@method' string`,
+      record.location,
+      'Check the second argument of the route registration.',
+    )
+  }
+}
+
+function checkNames(routes: AnalyzedRoute[]): void {
+  const seen = new Map<string, RouteRecord>()
+  for (const { record } of routes) {
+    if (record.name === null) continue
+    if (!/^[^\s]+$/.test(record.name)) {
+      throw fail('FW_NAME_INVALID', `${label(record)}: route name "${record.name}" is empty or has spaces`, record.location, 'Use names such as "users.show".')
+    }
+    const first = seen.get(record.name)
+    if (first) {
+      throw fail(
+        'FW_NAME_DUPLICATE',
+        `Route name "${record.name}" is used twice: ${label(record)} and ${label(first)} (${at(first)})`,
+        record.location,
+        'Route names must be unique; rename one of them.',
+      )
+    }
+    seen.set(record.name, record)
+  }
+}
+
+/**
+ * The spec's rule: a catch-all route is registered last in its scope. Its scope is the paths under
+ * its prefix (and host): a later route that could match such a path is an error, wherever it is.
+ */
+function checkCatchAllOrder(routes: AnalyzedRoute[]): void {
+  const catchAlls: AnalyzedRoute[] = []
+  for (const route of routes) {
+    const earlier = catchAlls.find((c) => c.record.host === route.record.host && underPrefix(c, route))
+    if (earlier) {
+      throw fail(
+        'FW_CATCHALL_NOT_LAST',
+        `${label(route.record)} is registered after the catch-all ${label(earlier.record)} (${at(earlier.record)}), which covers its paths`,
+        route.record.location,
+        'Register the catch-all after every route under its prefix (the fallback last of all).',
+      )
+    }
+    const last = route.segments[route.segments.length - 1]
+    if (last?.kind === 'param' && last.type === 'catchall') catchAlls.push(route)
+  }
+}
+
+/**
+ * Whether some path of `route` lies under the prefix of `catchAll` (params may match anything).
+ * A route that is itself a catch-all at the same depth or shallower is broader: it may come later.
+ */
+function underPrefix(catchAll: AnalyzedRoute, route: AnalyzedRoute): boolean {
+  const prefix = catchAll.segments.slice(0, -1)
+  for (let i = 0; i < prefix.length; i++) {
+    const mine = route.segments[i]
+    const theirs = prefix[i]!
+    if (mine === undefined) return false
+    if (mine.kind === 'param' && mine.type === 'catchall') return false
+    if (mine.kind === 'static' && theirs.kind === 'static' && mine.value !== theirs.value) return false
+  }
+  const next = route.segments[prefix.length]
+  return next !== undefined && !(next.kind === 'param' && next.type === 'catchall')
+}
+
+/** Two variants with the same method, host and keys match exactly the same paths. */
+function checkConflicts(routes: AnalyzedRoute[]): void {
+  const seen = new Map<string, Variant>()
+  for (const route of routes) {
+    for (const variant of route.variants) {
+      const hostKey = route.hostSegments?.map((s) => keyText(segmentKey(s, new Map()))).join('.') ?? ''
+      const id = `${route.record.method} ${hostKey} ${variant.keys.map(keyText).join('/')}`
+      const first = seen.get(id)
+      if (first) throw conflictError(first, variant)
+      seen.set(id, variant)
+    }
+  }
+}
+
+function conflictError(first: Variant, later: Variant): FwError {
+  const a = first.route.record
+  const b = later.route.record
+  if (a.path === b.path && a.host === b.host) {
+    return fail(
+      'FW_ROUTE_DUPLICATE',
+      `${label(b)} is registered twice (first at ${at(a)})`,
+      b.location,
+      'Remove one of the registrations, or give them different methods or paths.',
+    )
+  }
+  return fail(
+    'FW_ROUTE_SHADOWED',
+    `${label(b)} can never match: ${label(a)} (${at(a)}) matches the same paths first`,
+    b.location,
+    'Give the parameters different constraints (e.g. {id:int}) or the routes different paths.',
+  )
+}
+
+function hostGroups(routes: AnalyzedRoute[], regexOrder: Map<string, number>): HostGroup[] {
+  const groups = new Map<string, HostGroup>()
+  for (const { record, hostSegments } of routes) {
+    if (hostSegments === null || groups.has(record.host!)) continue
+    const keys = hostSegments.map((s) => segmentKey(s, regexOrder))
+    groups.set(record.host!, { pattern: record.host, segments: hostSegments, keys })
+  }
+  const sorted = [...groups.values()].sort((x, y) => compareKeys(x.keys, y.keys))
+  return [...sorted, { pattern: null, segments: [], keys: [] }]
+}
+
+function keyText(key: SegmentKey): string {
+  return `${key.rank}:${key.order}:${key.literal}`
+}
+
+function withLocation<T>(location: SourceLocation | undefined, run: () => T): T {
+  try {
+    return run()
+  } catch (error) {
+    if (error instanceof FwError && !error.location && location) {
+      throw new FwError(error.code, error.message, { hint: error.hint ?? '', location })
+    }
+    throw error
+  }
+}
+
+function fail(code: ErrorCode, message: string, location: SourceLocation | undefined, hint: string): FwError {
+  return new FwError(code, message, location ? { hint, location } : { hint })
+}
+
+function middlewareHint(aliases: ReadonlySet<string>): string {
+  const custom = aliases.size ? `, or your own: ${[...aliases].join(', ')}` : ''
+  return `Built-in aliases: auth, throttle:<max>,<seconds>, role:<roles>, verifySignedUrl${custom}. Register others with r.alias(name, fn).`
+}
+
+function label(record: RouteRecord): string {
+  return `${record.method} ${record.host ? `${record.host} ` : ''}${record.path}`
+}
+
+function at(record: RouteRecord): string {
+  return record.location ? `${record.location.file}:${record.location.line}` : `route #${record.id}`
+}

@@ -1,0 +1,115 @@
+/**
+ * The pure part of `route:cache build`: from registered routes to the files of a cache generation
+ * and its manifest. Touches no disk (see write-cache.ts for that).
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { CACHE_FORMAT_VERSION, GENERATION_PREFIX, type Manifest } from '../shared/cache-format.js'
+import { fingerprintRoutes, type RouteRecord } from '../shared/route-record.js'
+import { analyzeRoutes, type RouteTable } from './analyze.js'
+import { BANNER } from './emit/code.js'
+import { emitIndexModule, emitNamesModule, emitRoutesModule, hostParamFields, type PlannedGroup } from './emit/modules.js'
+import { emitShard, planShards } from './emit/shards.js'
+import { emitTypes } from './emit/types.js'
+import { buildMethodTables } from './trie.js'
+
+const HELPERS_TEMPLATE = fileURLToPath(new URL('../../templates/cache/helpers.mjs', import.meta.url))
+
+export interface BuildOutput {
+  generation: string
+  /** Files of the generation folder, by file name. */
+  files: Map<string, string>
+  /** `router.mjs`: the stable entry re-exporting the generation. */
+  entry: string
+  /** `router.d.mts`: types of the entry, with typed route names and parameters. */
+  types: string
+  manifest: Manifest
+  table: RouteTable
+}
+
+export interface BuildOptions {
+  aliases?: ReadonlySet<string>
+  /** sha256 of the source files the routes came from, recorded in the manifest. */
+  inputs?: Record<string, string>
+  /** Fixed for reproducible output in tests; default: now. */
+  now?: Date
+}
+
+/**
+ * Compiles registered routes into the files of a cache generation.
+ * @example
+ * const { files, manifest } = buildRouter(registrar.routes, { aliases: new Set(registrar.aliases.keys()) })
+ */
+export function buildRouter(records: readonly RouteRecord[], options: BuildOptions = {}): BuildOutput {
+  const table = analyzeRoutes(records, options.aliases ?? new Set())
+  const fingerprint = fingerprintRoutes(records)
+  const taken = new Set(['__routes', '__names', '__helpers', 'index'])
+  const groups: PlannedGroup[] = table.hosts.map((host, i) => {
+    const routes = table.routes.filter((r) => r.record.host === host.pattern)
+    const prefix = host.pattern === null ? '' : `${host.pattern}.`
+    return { host, id: `g${i}`, shards: planShards(buildMethodTables(routes), prefix, taken) }
+  })
+  const files = new Map<string, string>()
+  for (const group of groups) {
+    const hostParams = hostParamFields(group.host.segments)
+    const hostLabel = group.host.pattern ?? 'any'
+    for (const shard of group.shards) files.set(`${shard.file}.mjs`, emitShard(shard, { hostLabel, hostParams }))
+  }
+  files.set('__routes.mjs', emitRoutesModule(table.routes))
+  files.set('__names.mjs', emitNamesModule(table.routes))
+  files.set('__helpers.mjs', readFileSync(HELPERS_TEMPLATE, 'utf8'))
+  files.set('index.mjs', emitIndexModule(groups, fingerprint, CACHE_FORMAT_VERSION))
+  const contentHash = hashFiles(files)
+  const now = options.now ?? new Date()
+  const generation = `${GENERATION_PREFIX}${now.getTime()}-${randomBytes(4).toString('hex')}`
+  const manifest: Manifest = {
+    formatVersion: CACHE_FORMAT_VERSION,
+    generation,
+    fingerprint,
+    contentHash,
+    routeCount: records.length,
+    shards: groups.flatMap((g) =>
+      g.shards.map((s) => ({
+        file: `${s.file}.mjs`,
+        host: g.host.pattern,
+        bucket: s.kind === 'bucket' ? s.bucket : `__${s.kind}`,
+        routes: countRoutes(s),
+        sha256: sha256(files.get(`${s.file}.mjs`)!),
+      })),
+    ),
+    inputs: options.inputs ?? {},
+    builtAt: now.toISOString(),
+  }
+  return { generation, files, entry: emitEntry(generation), types: emitTypes(table), manifest, table }
+}
+
+function emitEntry(generation: string): string {
+  return `${BANNER('Stable entry: re-exports the active generation. Production code imports this file.')}
+export * from './${generation}/index.mjs'
+export const GENERATION = ${JSON.stringify(generation)}
+`
+}
+
+function countRoutes(shard: ReturnType<typeof planShards>[number]): number {
+  const ids = new Set<number>()
+  const visit = (node: { terminal: { route: { record: { id: number } } } | null; children: unknown[] }): void => {
+    if (node.terminal) ids.add(node.terminal.route.record.id)
+    for (const child of node.children) visit(child as typeof node)
+  }
+  for (const part of shard.methods.values()) {
+    for (const v of part.statics.values()) ids.add(v.route.record.id)
+    if (part.node) visit(part.node)
+  }
+  return ids.size
+}
+
+function hashFiles(files: Map<string, string>): string {
+  const hash = createHash('sha256')
+  for (const name of [...files.keys()].sort()) hash.update(`${name}\n${files.get(name)}\n`)
+  return hash.digest('hex')
+}
+
+export function sha256(text: string | Buffer): string {
+  return createHash('sha256').update(text).digest('hex')
+}

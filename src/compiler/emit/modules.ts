@@ -1,0 +1,261 @@
+/**
+ * Emits the modules of one generation besides the shards: `index.mjs` (match, urlFor, routes),
+ * `__routes.mjs` (the route table's metadata) and `__names.mjs` (name → pre-parsed pattern).
+ */
+import { HTTP_METHODS, type HttpMethod } from '../../shared/methods.js'
+import type { Segment } from '../../shared/pattern.js'
+import { describeHandler, describeMiddleware } from '../../shared/route-record.js'
+import type { AnalyzedRoute, HostGroup } from '../analyze.js'
+import { BANNER, CodeWriter, lit, safeComment } from './code.js'
+import type { Shard } from './shards.js'
+
+export interface PlannedGroup {
+  host: HostGroup
+  shards: Shard[]
+  /** The identifier prefix of this group's functions in index.mjs. */
+  id: string
+}
+
+/** `__routes.mjs`: one frozen record per route, in registration order (index = route id). */
+export function emitRoutesModule(routes: readonly AnalyzedRoute[]): string {
+  const rows = routes.map(({ record: r }) => {
+    const fields = {
+      id: r.id,
+      method: r.method,
+      host: r.host,
+      path: r.path,
+      name: r.name,
+      middleware: r.middleware.map(describeMiddleware),
+      handler: describeHandler(r.handler),
+    }
+    return `  f(${lit(fields)}),`
+  })
+  return [
+    BANNER('The route table: metadata of every route, indexed by route id.'),
+    'const f = (route) => Object.freeze({ ...route, middleware: Object.freeze(route.middleware) })',
+    '',
+    'export const ROUTES = Object.freeze([',
+    ...rows,
+    '])',
+    '',
+  ].join('\n')
+}
+
+/** `__names.mjs`: for each named route, its host and path as literal parts and parameters. */
+export function emitNamesModule(routes: readonly AnalyzedRoute[]): string {
+  const rows = routes
+    .filter((r) => r.record.name !== null)
+    .map((r) => {
+      const host = r.hostSegments === null ? null : toParts(r.hostSegments, '.', '')
+      return `  ${lit(r.record.name)}: [${lit(host)}, ${lit(toParts(r.segments, '/', '/'))}],`
+    })
+  return [
+    BANNER('Route names for urlFor: [host parts | null, path parts]; a part is text or [name, type, regex, optional].'),
+    'export const NAMES = Object.freeze({',
+    '  __proto__: null,',
+    ...rows,
+    '})',
+    '',
+  ].join('\n')
+}
+
+function toParts(segments: readonly Segment[], separator: string, lead: string): unknown[] {
+  const parts: unknown[] = []
+  let text = ''
+  segments.forEach((segment, i) => {
+    text += i === 0 ? lead : separator
+    if (segment.kind === 'static') {
+      text += segment.value
+      return
+    }
+    parts.push(text)
+    text = ''
+    const regex = segment.type === 'string' ? null : segment.regex
+    parts.push([segment.name, segment.type, regex, segment.optional])
+  })
+  if (segments.length === 0) text = lead
+  if (text !== '') parts.push(text)
+  return parts
+}
+
+/** A regex with one named group per host parameter, tested against the normalised Host. */
+export function hostRegex(segments: readonly Segment[]): string {
+  const labels = segments.map((s) => {
+    if (s.kind === 'static') return s.value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    const body = s.type === 'string' ? '[^.]+' : `(?:${s.regex})`
+    return `(?<h_${s.name}>${body})`
+  })
+  return `^${labels.join('\\.')}$`
+}
+
+/** Host parameter fields of results: `"account": hp.groups.h_account` (ints as numbers). */
+export function hostParamFields(segments: readonly Segment[]): string[] {
+  return segments.flatMap((s) => {
+    if (s.kind !== 'param') return []
+    const read = `hp.groups.h_${s.name}`
+    return [`${lit(s.name)}: ${s.type === 'int' ? `Number(${read})` : read}`]
+  })
+}
+
+/** `index.mjs`: method dispatch, host groups, first-segment dispatch to shards, 404/405/400. */
+export function emitIndexModule(groups: readonly PlannedGroup[], fingerprint: string, formatVersion: number): string {
+  const out = new CodeWriter()
+  const imports: string[] = []
+  groups.forEach((group) => {
+    group.shards.forEach((shard, s) => {
+      const names = [...shard.methods.keys()].map((m) => `${m} as ${group.id}s${s}$${m}`)
+      imports.push(`import { ${names.join(', ')} } from './${shard.file}.mjs'`)
+    })
+  })
+  const methods = HTTP_METHODS.filter((m) => groups.some((g) => hasMethod(g, m)))
+  for (const group of groups) {
+    if (group.host.pattern !== null) {
+      out.line(`const ${group.id}HOST = new RegExp(${lit(hostRegex(group.host.segments))})`)
+    }
+  }
+  out.line()
+  for (const group of groups) {
+    for (const method of methods.filter((m) => hasMethod(group, m))) emitGroupMethod(out, group, method)
+  }
+  for (const method of methods) emitMethod(out, groups, method)
+  const dispatch = HTTP_METHODS.filter((m) => methods.includes(m) || (m === 'HEAD' && methods.includes('GET')))
+  emitMatch(out, dispatch, methods.includes('HEAD'), groups.length > 1)
+  return [
+    BANNER('Entry of one generation: match(), urlFor(), routes. Imported through ../router.mjs.'),
+    `import { ROUTES } from './__routes.mjs'`,
+    `import { NAMES } from './__names.mjs'`,
+    `import { MALFORMED, buildUrl, normalizeHost } from './__helpers.mjs'`,
+    ...imports,
+    '',
+    `export { setBaseUrl, UrlGenerationError } from './__helpers.mjs'`,
+    'export const routes = ROUTES',
+    `export const FINGERPRINT = ${lit(fingerprint)}`,
+    `export const FORMAT_VERSION = ${formatVersion}`,
+    'const NOT_FOUND = Object.freeze({ status: 404 })',
+    'const BAD_REQUEST = Object.freeze({ status: 400 })',
+    out.toString(),
+  ].join('\n')
+}
+
+function hasMethod(group: PlannedGroup, method: HttpMethod): boolean {
+  return group.shards.some((s) => s.methods.has(method))
+}
+
+/** One host group's entry for one method: root, then the first segment's shard, then dynamic. */
+function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: HttpMethod): void {
+  const fn = (s: number): string => `${group.id}s${s}$${method}`
+  const index = (kind: Shard['kind']): number => group.shards.findIndex((s) => s.kind === kind && s.methods.has(method))
+  const root = index('root')
+  const dynamic = index('dynamic')
+  const buckets = group.shards
+    .map((shard, s) => ({ shard, s }))
+    .filter(({ shard }) => shard.kind === 'bucket' && shard.methods.has(method))
+  out.block(`function ${group.id}${method}(path, hp) {`, () => {
+    out.line('const len = path.length')
+    if (root !== -1) {
+      out.block('if (len === 1) {', () => {
+        out.line(`const r = ${fn(root)}(path, 1, hp)`)
+        out.line('if (r !== null) return r')
+      })
+    }
+    if (buckets.length > 0) {
+      out.block('if (len !== 1) {', () => {
+        out.line("let e1 = path.indexOf('/', 1)")
+        out.line('if (e1 === -1) e1 = len')
+        out.line('// e1 - 1 is the length of the first segment')
+        out.block('switch (e1) {', () => {
+          const byEnd = new Map<number, typeof buckets>()
+          for (const b of buckets) {
+            const end = b.shard.bucket.length + 1
+            byEnd.set(end, [...(byEnd.get(end) ?? []), b])
+          }
+          for (const [end, list] of [...byEnd].sort((a, b) => a[0] - b[0])) {
+            const tests = list.map(
+              ({ shard, s }) =>
+                `if (path.startsWith(${lit(shard.bucket)}, 1)) { const r = ${fn(s)}(path, e1, hp); if (r !== null) return r; break }`,
+            )
+            out.line(`case ${end}: ${tests.join(' ')} break`)
+          }
+        })
+      })
+    }
+    out.line(dynamic !== -1 ? `return ${fn(dynamic)}(path, hp)` : 'return null')
+  })
+  out.line()
+}
+
+/** A method across host groups: domain routes first (in precedence order), then hostless ones. */
+function emitMethod(out: CodeWriter, groups: readonly PlannedGroup[], method: HttpMethod): void {
+  const name = method === 'HEAD' ? 'HEAD_ONLY' : method
+  out.block(`function ${name}(path, host) {`, () => {
+    for (const group of groups.filter((g) => hasMethod(g, method))) {
+      if (group.host.pattern === null) {
+        out.line(`return ${group.id}${method}(path, undefined)`)
+        return
+      }
+      out.line(`// host ${safeComment(group.host.pattern)}`)
+      out.block('{', () => {
+        out.line(`const hp = ${group.id}HOST.exec(host)`)
+        out.block('if (hp !== null) {', () => {
+          out.line(`const r = ${group.id}${method}(path, hp)`)
+          out.line('if (r !== null) return r')
+        })
+      })
+    }
+    out.line('return null')
+  })
+  out.line()
+}
+
+function emitMatch(out: CodeWriter, methods: HttpMethod[], explicitHead: boolean, hasHosts: boolean): void {
+  const hasGet = methods.includes('GET')
+  if (methods.includes('HEAD')) {
+    out.line('// HEAD: explicit HEAD routes first, then GET routes.')
+    const head = !explicitHead ? 'GET(path, host)' : hasGet ? 'HEAD_ONLY(path, host) ?? GET(path, host)' : 'HEAD_ONLY(path, host)'
+    out.line(`function HEAD(path, host) { return ${head} }`)
+    out.line()
+  }
+  out.line(`const ALLOWABLE = [${methods.map((m) => `[${lit(m)}, ${m}]`).join(', ')}]`)
+  out.line()
+  out.line('/** The methods that would match this path: computed only on a miss, so hits pay nothing. */')
+  out.block('function miss(path, host) {', () => {
+    out.line('const allow = []')
+    out.block('for (const [method, find] of ALLOWABLE) {', () => {
+      out.block('try {', () => out.line('if (find(path, host) !== null) allow.push(method)'), '} catch {')
+      out.line('  allow.push(method)')
+      out.line('}')
+    })
+    out.line('return allow.length === 0 ? NOT_FOUND : { status: 405, allow }')
+  })
+  out.line()
+  out.line('/**')
+  out.line(' * Finds the route for a request. `path` is the URL path without its query string; `host` the')
+  out.line(' * Host header (only consulted by domain routes). Returns { route, params }, or { status: 404 },')
+  out.line(' * { status: 405, allow }, or { status: 400 } for a malformed %-escape in a parameter.')
+  out.line(' * This is the hot path: change with care and run `npm run bench`.')
+  out.line(' */')
+  out.block('export function match(method, path, host) {', () => {
+    out.line('if (path.charCodeAt(0) !== 47) return NOT_FOUND')
+    out.line('if (path.length > 1 && path.charCodeAt(path.length - 1) === 47) path = path.slice(0, -1)')
+    out.line(hasHosts ? "host = host === undefined || host === null ? '' : normalizeHost(host)" : '// no domain routes: host is not consulted')
+    out.block('try {', () => {
+      out.line('let r = null')
+      out.block('switch (method) {', () => {
+        for (const m of methods) out.line(`case ${lit(m)}: r = ${m}(path, host); break`)
+      })
+      out.line('if (r !== null) return r')
+    }, '} catch (error) {')
+    out.line('  if (error === MALFORMED) return BAD_REQUEST')
+    out.line('  throw error')
+    out.line('}')
+    out.line('return miss(path, host)')
+  })
+  out.line()
+  out.line('/** Builds the URL of a named route: urlFor(name, params?, query?, absolute?). */')
+  out.block('export function urlFor(name, params = {}, query = {}, absolute = false) {', () => {
+    out.line('return buildUrl(NAMES, name, params, query, absolute)')
+  })
+  out.line()
+  out.line('/** Shards are imported eagerly, so there is nothing to wait for; kept for API stability. */')
+  out.line('export function load() { return Promise.resolve() }')
+}

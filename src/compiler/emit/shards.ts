@@ -1,0 +1,166 @@
+/**
+ * Splits one host group's method tables into shards and emits them. A shard holds every method's
+ * routes under one first path segment (`users.mjs`); routes whose first segment is a parameter go
+ * to `__dynamic.mjs`, the root path to `__root.mjs`. Splitting keeps each generated function far
+ * below V8's ~60 KB bytecode limit for optimisation.
+ */
+import { HTTP_METHODS, type HttpMethod } from '../../shared/methods.js'
+import type { Variant } from '../analyze.js'
+import { staticValue, type MethodTable, type TrieNode } from '../trie.js'
+import { BANNER, CodeWriter, lit, safeComment } from './code.js'
+import { emitChildren, RegexPool, type WalkContext } from './walk.js'
+
+export interface ShardPart {
+  statics: Map<string, Variant>
+  /** The trie node of the bucket (static shards), or a root holding the dynamic children. */
+  node: TrieNode | null
+}
+
+export interface Shard {
+  file: string
+  kind: 'bucket' | 'root' | 'dynamic'
+  bucket: string
+  methods: Map<HttpMethod, ShardPart>
+}
+
+/** Groups a host group's tables into shards, each method's part by first path segment. */
+export function planShards(tables: readonly MethodTable[], filePrefix: string, taken: Set<string>): Shard[] {
+  const shards = new Map<string, Shard>()
+  const shardFor = (kind: Shard['kind'], bucket: string): Shard => {
+    const id = `${kind}:${bucket}`
+    let shard = shards.get(id)
+    if (!shard) {
+      const base = kind === 'bucket' ? bucket : `__${kind}`
+      shard = { file: uniqueFile(filePrefix + base, taken), kind, bucket, methods: new Map() }
+      shards.set(id, shard)
+    }
+    return shard
+  }
+  const partOf = (shard: Shard, method: HttpMethod): ShardPart => {
+    let part = shard.methods.get(method)
+    if (!part) shard.methods.set(method, (part = { statics: new Map(), node: null }))
+    return part
+  }
+  for (const table of tables) {
+    for (const [path, variant] of table.statics) {
+      const bucket = path === '/' ? null : path.slice(1).split('/')[0]!
+      partOf(bucket === null ? shardFor('root', '') : shardFor('bucket', bucket), table.method).statics.set(path, variant)
+    }
+    const dynamic: TrieNode[] = []
+    for (const child of table.root.children) {
+      const bucket = staticValue(child)
+      if (bucket === null) dynamic.push(child)
+      else partOf(shardFor('bucket', bucket), table.method).node = child
+    }
+    if (dynamic.length > 0) {
+      partOf(shardFor('dynamic', ''), table.method).node = { ...table.root, children: dynamic }
+    }
+  }
+  return sortShards([...shards.values()])
+}
+
+function sortShards(shards: Shard[]): Shard[] {
+  const rank = { root: 0, bucket: 1, dynamic: 2 }
+  return shards.sort((a, b) => rank[a.kind] - rank[b.kind] || (a.bucket < b.bucket ? -1 : 1))
+}
+
+/** A file-system-safe, case-insensitively unique module name (without `.mjs`). */
+function uniqueFile(base: string, taken: Set<string>): string {
+  const safe = base.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\./, '_').slice(0, 80)
+  let name = safe
+  for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${safe}~${n}`
+  taken.add(name.toLowerCase())
+  return name
+}
+
+export interface ShardEmitOptions {
+  hostLabel: string
+  /** Host parameter expressions for results (`"account": hp.groups.h_account`), or []. */
+  hostParams: string[]
+}
+
+/** Emits one shard module. Its functions return a hit object or null. */
+export function emitShard(shard: Shard, options: ShardEmitOptions): string {
+  const regexes = new RegexPool()
+  const routeIds = new Set<number>()
+  const constants: string[] = []
+  const body = new CodeWriter()
+  const hits = new Set<number>()
+  const result = (variant: Variant, fields: string[]): string => {
+    const id = variant.route.record.id
+    routeIds.add(id)
+    const all = [...options.hostParams, ...fields]
+    if (all.length > 0) return `{ route: R${id}, params: { ${all.join(', ')} } }`
+    hits.add(id)
+    return `HIT${id}`
+  }
+  const staticResult = (variant: Variant): string =>
+    result(variant, variant.absent.map((n) => `${lit(n)}: null`))
+  const signature = shard.kind === 'dynamic' ? '(path, hp)' : '(path, e1, hp)'
+  for (const method of HTTP_METHODS) {
+    const part = shard.methods.get(method)
+    if (!part) continue
+    body.line(`/** ${method} ${describe(shard)}. */`)
+    body.block(`export function ${method}${signature} {`, () => {
+      body.line('const len = path.length')
+      emitStatics(body, part.statics, staticResult)
+      if (part.node) {
+        const ctx: WalkContext = { out: body, regexes, result }
+        if (shard.kind === 'dynamic') {
+          body.line('const j1 = 1')
+          emitChildren(ctx, part.node, 'j1', 1, [])
+        } else {
+          body.block('if (e1 !== len) {', () => {
+            body.line('const j2 = e1 + 1')
+            emitChildren(ctx, part.node!, 'j2', 2, [])
+          })
+          emitEmptyCatchAll(ctx, part.node)
+        }
+      }
+      body.line('return null')
+    })
+    body.line()
+  }
+  for (const id of [...routeIds].sort((a, b) => a - b)) {
+    constants.push(`const R${id} = ROUTES[${id}]`)
+    if (hits.has(id)) constants.push(`const HIT${id} = Object.freeze({ route: R${id}, params: EMPTY })`)
+  }
+  return [
+    BANNER(`Shard ${describe(shard)} (host: ${safeComment(options.hostLabel)}).`),
+    `import { ROUTES } from './__routes.mjs'`,
+    `import { EMPTY, dec, int, hex, sticky } from './__helpers.mjs'`,
+    '',
+    ...constants,
+    ...regexes.declarations(),
+    '',
+    body.toString(),
+  ].join('\n')
+}
+
+function emitStatics(out: CodeWriter, statics: Map<string, Variant>, result: (v: Variant) => string): void {
+  if (statics.size === 0) return
+  const byLength = new Map<number, [string, Variant][]>()
+  for (const entry of statics) byLength.set(entry[0].length, [...(byLength.get(entry[0].length) ?? []), entry])
+  out.block('switch (len) {', () => {
+    for (const [length, entries] of [...byLength].sort((a, b) => a[0] - b[0])) {
+      const tests = entries.map(([path, v]) => `if (path === ${lit(path)}) return ${result(v)}`)
+      out.line(`case ${length}: ${tests.join('; ')}; break`)
+    }
+  })
+}
+
+/** `/files/{p:.*}` also matches `/files`: at the bucket node itself the rest is empty. */
+function emitEmptyCatchAll(ctx: WalkContext, node: TrieNode): void {
+  const child = node.children.find((c) => c.segment?.kind === 'param' && c.segment.type === 'catchall' && c.segment.allowEmpty)
+  if (!child || node.terminal) return
+  const name = (child.segment as { name: string }).name
+  const v = child.terminal!
+  const absent = v.absent.map((n) => `${lit(n)}: null`)
+  ctx.out.line(`if (e1 === len) return ${ctx.result(v, [`${lit(name)}: ''`, ...absent])}`)
+}
+
+function describe(shard: Shard): string {
+  if (shard.kind === 'root') return 'for the root path "/"'
+  if (shard.kind === 'dynamic') return 'for paths whose first segment is a parameter'
+  return `for paths under "/${safeComment(shard.bucket)}"`
+}

@@ -1,0 +1,181 @@
+/**
+ * Emits the unrolled walk of a trie: nested blocks that test each child in precedence order and
+ * fall through to the next candidate when a deeper segment fails (backtracking). Parameters are
+ * kept as index pairs and sliced only in the returned result.
+ *
+ * Variables at depth d: `jd` where the segment starts, `ed` where it ends (`len` or a '/').
+ */
+import { canMatchSlash, type ParamSegment } from '../../shared/pattern.js'
+import type { Variant } from '../analyze.js'
+import { staticValue, type TrieNode } from '../trie.js'
+import { CodeWriter, lit } from './code.js'
+
+/** Regexes a module needs, declared once at its top. */
+export class RegexPool {
+  readonly #sources = new Map<string, string>()
+
+  /** The variable holding a regex for a segment, declared on first use. */
+  use(segment: ParamSegment): string {
+    const inPlace = !canMatchSlash(segment.regex!)
+    const source = inPlace ? `(?:${segment.regex})(?=/|$)` : `^(?:${segment.regex})$`
+    const id = `${inPlace ? 'y' : 's'}:${source}`
+    let name = this.#sources.get(id)
+    if (!name) {
+      name = `RE${this.#sources.size}`
+      this.#sources.set(id, name)
+    }
+    return name
+  }
+
+  declarations(): string[] {
+    return [...this.#sources].map(([id, name]) => {
+      const flags = id.startsWith('y:') ? 'y' : ''
+      return `const ${name} = new RegExp(${lit(id.slice(2))}, ${lit(flags)})`
+    })
+  }
+}
+
+interface Binding {
+  segment: ParamSegment
+  start: string
+  end: string
+  int: string | null
+}
+
+export interface WalkContext {
+  out: CodeWriter
+  regexes: RegexPool
+  /** The expression of a hit for a variant, given its params' fields (`"id": v3`). */
+  result: (variant: Variant, fields: string[]) => string
+}
+
+/** Emits the tests of `node`'s children, the next segment starting at variable `j`. */
+export function emitChildren(ctx: WalkContext, node: TrieNode, j: string, depth: number, bindings: Binding[]): void {
+  const statics = node.children.filter((c) => staticValue(c) !== null)
+  const params = node.children.filter((c) => c.segment?.kind === 'param' && c.segment.type !== 'catchall')
+  const catchAlls = node.children.filter((c) => c.segment?.kind === 'param' && c.segment.type === 'catchall')
+  emitStaticChildren(ctx, statics, j, depth, bindings)
+  if (params.length > 0) {
+    const e = `e${depth}`
+    ctx.out.block('{', () => {
+      ctx.out.line(`let ${e} = path.indexOf('/', ${j})`)
+      ctx.out.line(`if (${e} === -1) ${e} = len`)
+      ctx.out.block(`if (${e} !== ${j}) {`, () => {
+        for (const child of params) emitParamChild(ctx, child, j, e, depth, bindings)
+      })
+    })
+  }
+  for (const child of catchAlls) {
+    const segment = child.segment as ParamSegment
+    const binding = { segment, start: j, end: 'len', int: null }
+    const test = segment.allowEmpty ? '' : `if (${j} !== len) `
+    ctx.out.line(`${test}return ${terminalResult(ctx, child.terminal!, [...bindings, binding])}`)
+  }
+}
+
+function emitStaticChildren(ctx: WalkContext, nodes: TrieNode[], j: string, depth: number, bindings: Binding[]): void {
+  // Few children: test each literal. Many: switch on the first character to skip most of them.
+  if (nodes.length <= 4) {
+    for (const node of nodes) emitStaticChild(ctx, node, j, depth, bindings)
+    return
+  }
+  const byFirst = new Map<number, TrieNode[]>()
+  for (const node of nodes) {
+    const code = staticValue(node)!.charCodeAt(0)
+    byFirst.set(code, [...(byFirst.get(code) ?? []), node])
+  }
+  ctx.out.block(`switch (path.charCodeAt(${j})) {`, () => {
+    for (const [code, group] of byFirst) {
+      ctx.out.block(`case ${code}: {`, () => {
+        for (const node of group) emitStaticChild(ctx, node, j, depth, bindings)
+        ctx.out.line('break')
+      })
+    }
+  })
+}
+
+function emitStaticChild(ctx: WalkContext, node: TrieNode, j: string, depth: number, bindings: Binding[]): void {
+  // A chain of static nodes with one child each is tested as one literal ("git/refs").
+  let literal = staticValue(node)!
+  let last = node
+  while (last.terminal === null && last.children.length === 1 && staticValue(last.children[0]!) !== null) {
+    last = last.children[0]!
+    literal += '/' + staticValue(last)
+  }
+  const e = `e${depth}`
+  ctx.out.block(`if (path.startsWith(${lit(literal)}, ${j})) {`, () => {
+    ctx.out.line(`const ${e} = ${j} + ${literal.length}`)
+    ctx.out.block(`if (${e} === len || path.charCodeAt(${e}) === 47) {`, () =>
+      emitNodeBody(ctx, last, e, depth, bindings),
+    )
+  })
+}
+
+function emitParamChild(ctx: WalkContext, node: TrieNode, j: string, e: string, depth: number, bindings: Binding[]): void {
+  const segment = node.segment as ParamSegment
+  const binding: Binding = { segment, start: j, end: e, int: null }
+  const body = (): void => emitNodeBody(ctx, node, e, depth, [...bindings, binding])
+  switch (segment.type) {
+    case 'string':
+      body()
+      return
+    case 'int': {
+      binding.int = `v${depth}`
+      ctx.out.line(`const v${depth} = int(path, ${j}, ${e})`)
+      ctx.out.block(`if (v${depth} !== -1) {`, body)
+      return
+    }
+    case 'hex':
+      ctx.out.block(`if (hex(path, ${j}, ${e})) {`, body)
+      return
+    default: {
+      const re = ctx.regexes.use(segment)
+      const test = canMatchSlash(segment.regex!)
+        ? `${re}.test(path.slice(${j}, ${e}))`
+        : `sticky(${re}, path, ${j}, ${e})`
+      ctx.out.block(`if (${test}) {`, body)
+    }
+  }
+}
+
+/** After a node's segment matched, ending at `e`: the node's own route, or its children. */
+function emitNodeBody(ctx: WalkContext, node: TrieNode, e: string, depth: number, bindings: Binding[]): void {
+  const emptyCatchAll = node.children.find(
+    (c) => c.segment?.kind === 'param' && c.segment.type === 'catchall' && c.segment.allowEmpty,
+  )
+  const atEnd = node.terminal ?? emptyCatchAll?.terminal
+  if (atEnd) {
+    const extra = node.terminal ? [] : [{ segment: emptyCatchAll!.segment as ParamSegment, start: "''", end: "''", int: null }]
+    const hit = `return ${terminalResult(ctx, atEnd, [...bindings, ...extra])}`
+    if (node.children.length === 0) {
+      ctx.out.line(`if (${e} === len) ${hit}`)
+      return
+    }
+    ctx.out.block(`if (${e} === len) {`, () => ctx.out.line(hit), '} else {')
+  } else if (node.children.length > 0) {
+    ctx.out.line(`if (${e} !== len) {`)
+  } else {
+    return
+  }
+  ctx.out.indent(() => {
+    const j = `j${depth + 1}`
+    ctx.out.line(`const ${j} = ${e} + 1`)
+    emitChildren(ctx, node, j, depth + 1, bindings)
+  })
+  ctx.out.line('}')
+}
+
+function terminalResult(ctx: WalkContext, variant: Variant, bindings: Binding[]): string {
+  const params = variant.segments.filter((s): s is ParamSegment => s.kind === 'param')
+  const fields = params.map((segment, i) => `${lit(segment.name)}: ${valueOf(bindings[i]!)}`)
+  const absent = variant.absent.map((name) => `${lit(name)}: null`)
+  return ctx.result(variant, [...fields, ...absent])
+}
+
+function valueOf(binding: Binding): string {
+  if (binding.int) return binding.int
+  if (binding.start === "''") return "''"
+  // Built-in types match only [0-9A-Za-z-]: no '%' to decode.
+  const plain = ['uuid', 'hex', 'slug'].includes(binding.segment.type)
+  return `${plain ? 'path.slice(' : 'dec(path, '}${binding.start}, ${binding.end})`
+}

@@ -1,0 +1,39 @@
+/**
+ * The compiler's public API (build time only: it loads esbuild and ts-morph).
+ * @example
+ * import { buildCache } from 'fw/compiler'
+ * const result = await buildCache({ routesFile: 'routes.ts', cacheDir: '.fw/cache' })
+ */
+import { performance } from 'node:perf_hooks'
+import { relative, resolve } from 'node:path'
+import type { Manifest } from '../shared/cache-format.js'
+import { buildRouter } from './build.js'
+import { loadRoutesFile } from './load-routes.js'
+import { writeCache } from './write-cache.js'
+
+export { buildRouter, type BuildOutput, type BuildOptions } from './build.js'
+export { clearCache, writeCache, readManifest, assertSafeDir } from './write-cache.js'
+export { loadRoutesFile } from './load-routes.js'
+export { analyzeRoutes } from './analyze.js'
+
+export interface BuildCacheResult {
+  manifest: Manifest
+  written: boolean
+  milliseconds: number
+}
+
+/** Loads, validates and compiles a routes file into a cache directory. */
+export async function buildCache(options: { routesFile: string; cacheDir: string }): Promise<BuildCacheResult> {
+  const started = performance.now()
+  const cacheDir = resolve(options.cacheDir)
+  const { registrar, inputs } = await loadRoutesFile(options.routesFile)
+  const relativeInputs = Object.fromEntries(
+    Object.entries(inputs).map(([path, hash]) => [relative(cacheDir, path), hash]),
+  )
+  const output = buildRouter(registrar.routes, {
+    aliases: new Set(registrar.aliases.keys()),
+    inputs: relativeInputs,
+  })
+  const { written, manifest } = await writeCache(cacheDir, output)
+  return { manifest, written, milliseconds: performance.now() - started }
+}

@@ -1,0 +1,76 @@
+/**
+ * Loads a routes file for the compiler: imports it (see import-module.ts) and runs its default
+ * export against a registrar that records where each route was registered.
+ */
+import { existsSync } from 'node:fs'
+import { dirname, relative, resolve } from 'node:path'
+import { Registrar } from '../define/registrar.js'
+import { displayPath } from '../define/location.js'
+import { FwError } from '../shared/errors.js'
+import { importModule } from './import-module.js'
+
+export interface LoadedRoutes {
+  registrar: Registrar
+  /** sha256 of every local source file the routes file was built from, by absolute path. */
+  inputs: Record<string, string>
+  file: string
+}
+
+/**
+ * Bundles, imports and runs a routes file.
+ * @example
+ * const { registrar } = await loadRoutesFile('routes.ts')
+ */
+export async function loadRoutesFile(routesFile: string): Promise<LoadedRoutes> {
+  const file = resolve(routesFile)
+  if (!existsSync(file)) {
+    throw new FwError('FW_ROUTES_NOT_FOUND', `Routes file ${displayPath(file)} does not exist`, {
+      hint: 'Pass --routes FILE, or create routes.ts (fw init scaffolds one).',
+    })
+  }
+  let imported
+  try {
+    imported = await importModule(file)
+  } catch (error) {
+    if (error instanceof FwError) throw error
+    throw userError(file, error, 'loaded')
+  }
+  const register = imported.module.default
+  if (typeof register !== 'function') {
+    throw new FwError('FW_ROUTES_NO_DEFAULT', `${displayPath(file)} has no default export function`, {
+      hint: 'Write `export default (r) => { r.get("/", handler) }` (or use defineRoutes).',
+      location: { file: displayPath(file), line: 1, column: 1 },
+    })
+  }
+  return { registrar: runRegister(file, register as (r: Registrar) => void), inputs: imported.inputs, file }
+}
+function runRegister(file: string, register: (r: Registrar) => void): Registrar {
+  const registrar = new Registrar({ captureLocations: true })
+  try {
+    register(registrar)
+  } catch (error) {
+    if (error instanceof FwError) throw error
+    throw userError(file, error, 'run')
+  }
+  return registrar
+}
+
+/** An error the user's own code threw, located by its first frame inside the routes' folder. */
+function userError(file: string, error: unknown, phase: string): FwError {
+  const message = error instanceof Error ? error.message : String(error)
+  const stack = error instanceof Error ? (error.stack ?? '') : ''
+  const frame = /\(?((?:file:\/\/)?\/[^\s()]+?):(\d+):(\d+)\)?\s*$/m
+  let location
+  for (const line of stack.split('\n')) {
+    const m = frame.exec(line.trim())
+    if (m && !m[1]!.includes('node_modules') && !relative(dirname(file), m[1]!.replace('file://', '')).startsWith('..')) {
+      location = { file: displayPath(m[1]!.replace('file://', '')), line: Number(m[2]), column: Number(m[3]) }
+      break
+    }
+  }
+  return new FwError('FW_ROUTES_LOAD', `The routes file threw while it was ${phase}: ${message}`, {
+    hint: 'Fix the error in your routes file (run with --debug for the stack).',
+    cause: error,
+    ...(location ? { location } : {}),
+  })
+}

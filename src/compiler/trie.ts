@@ -1,0 +1,72 @@
+/**
+ * Builds the per-method matching structures of one host group: a map of fully static paths, and a
+ * trie of the other variants whose children are sorted by precedence, so that a depth-first walk
+ * (terminal first, then children in order) finds the same route as the documented precedence.
+ */
+import type { HttpMethod } from '../shared/methods.js'
+import type { Segment } from '../shared/pattern.js'
+import type { AnalyzedRoute, Variant } from './analyze.js'
+import { compareKey, compareKeys, sameKey, type SegmentKey } from './precedence.js'
+
+export interface TrieNode {
+  key: SegmentKey | null
+  /** The segment shape (param names differ between routes sharing the node; types do not). */
+  segment: Segment | null
+  terminal: Variant | null
+  children: TrieNode[]
+}
+
+export interface MethodTable {
+  method: HttpMethod
+  /** Fully static variants by request path ('/' for the root). */
+  statics: Map<string, Variant>
+  root: TrieNode
+}
+
+/** Builds the tables of every method that has routes in `routes` (one host group). */
+export function buildMethodTables(routes: readonly AnalyzedRoute[]): MethodTable[] {
+  const byMethod = new Map<HttpMethod, Variant[]>()
+  for (const route of routes) {
+    const list = byMethod.get(route.record.method) ?? []
+    list.push(...route.variants)
+    byMethod.set(route.record.method, list)
+  }
+  return [...byMethod].map(([method, variants]) => buildMethodTable(method, variants))
+}
+
+function buildMethodTable(method: HttpMethod, variants: Variant[]): MethodTable {
+  const statics = new Map<string, Variant>()
+  const root: TrieNode = { key: null, segment: null, terminal: null, children: [] }
+  const sorted = [...variants].sort(
+    (a, b) => compareKeys(a.keys, b.keys) || a.route.record.id - b.route.record.id,
+  )
+  for (const variant of sorted) {
+    if (variant.segments.every((s) => s.kind === 'static')) {
+      const path = '/' + variant.segments.map((s) => (s as { value: string }).value).join('/')
+      if (!statics.has(path)) statics.set(path, variant)
+    } else {
+      insert(root, variant)
+    }
+  }
+  return { method, statics, root }
+}
+
+function insert(root: TrieNode, variant: Variant): void {
+  let node = root
+  variant.segments.forEach((segment, i) => {
+    const key = variant.keys[i]!
+    let child = node.children.find((c) => sameKey(c.key!, key))
+    if (!child) {
+      child = { key, segment, terminal: null, children: [] }
+      node.children.push(child)
+      node.children.sort((a, b) => compareKey(a.key!, b.key!))
+    }
+    node = child
+  })
+  node.terminal ??= variant
+}
+
+/** The first segment's literal of a static child, or null for parameter children. */
+export function staticValue(node: TrieNode): string | null {
+  return node.segment?.kind === 'static' ? node.segment.value : null
+}

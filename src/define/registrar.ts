@@ -1,0 +1,230 @@
+/**
+ * The API users write in `routes.ts`. Registering only records what was said (RouteRecord); it
+ * parses no pattern, so the kernel can re-run a routes file at start-up to collect handlers cheaply.
+ */
+import type { SourceLocation } from '../shared/errors.js'
+import { FwError } from '../shared/errors.js'
+import type { HttpMethod } from '../shared/methods.js'
+import type { HandlerRef, MiddlewareRef, RouteRecord } from '../shared/route-record.js'
+import { captureLocation } from './location.js'
+
+/** Options accepted as the third argument of a verb method. */
+export interface RouteOptions {
+  name?: string
+  middleware?: MiddlewareRef | readonly MiddlewareRef[]
+}
+
+/** Options of a group; every field composes with the enclosing groups. */
+export interface GroupOptions {
+  /** Prepended to every path inside, e.g. `/api/v1`. */
+  prefix?: string | null
+  /** A domain pattern such as `{account}.example.com`; its parameters reach the handler. */
+  domain?: string | null
+  /** Applied to every route inside, before the routes' own middleware. */
+  middleware?: MiddlewareRef | readonly MiddlewareRef[]
+  /** Prepended to every route name inside, e.g. `v1.`. */
+  name?: string | null
+}
+
+export type GroupCallback = (r: Registrar) => void
+
+interface Scope {
+  id: number
+  prefix: string
+  domain: string | null
+  middleware: MiddlewareRef[]
+  namePrefix: string
+  chain: number[]
+}
+
+/**
+ * A registered route; chain `withName` and `withMiddleware` to complete it.
+ * @example
+ * r.get('/users/{id:int}', showUser).withName('users.show').withMiddleware(['auth'])
+ */
+export class Route {
+  readonly #record: RouteRecord
+  readonly #namePrefix: string
+
+  constructor(record: RouteRecord, namePrefix: string) {
+    this.#record = record
+    this.#namePrefix = namePrefix
+  }
+
+  /** Names the route; the enclosing groups' name prefixes are prepended. */
+  withName(name: string): this {
+    this.#record.name = this.#namePrefix + name
+    return this
+  }
+
+  /** Adds middleware after the groups' and any given before. */
+  withMiddleware(middleware: MiddlewareRef | readonly MiddlewareRef[]): this {
+    this.#record.middleware.push(...toList(middleware))
+    return this
+  }
+}
+
+/**
+ * Collects route registrations. A routes file's default export receives one.
+ * @example
+ * export default (r: Registrar) => {
+ *   r.get('/', home, 'home')
+ *   r.group({ prefix: '/api/v1', name: 'v1.' }, (r) => r.get('/users/{id:int}', show, 'users.show'))
+ * }
+ */
+export class Registrar {
+  readonly routes: RouteRecord[] = []
+  /** Custom middleware aliases registered with `alias()`, by name. */
+  readonly aliases = new Map<string, MiddlewareRef>()
+  readonly #captureLocations: boolean
+  #scope: Scope = { id: 0, prefix: '', domain: null, middleware: [], namePrefix: '', chain: [0] }
+  #nextScopeId = 1
+
+  constructor(options: { captureLocations?: boolean } = {}) {
+    this.#captureLocations = options.captureLocations ?? false
+  }
+
+  get(path: string, handler: HandlerRef, nameOrOptions?: string | RouteOptions | null): Route {
+    return this.#add('GET', path, handler, nameOrOptions)
+  }
+  post(path: string, handler: HandlerRef, nameOrOptions?: string | RouteOptions | null): Route {
+    return this.#add('POST', path, handler, nameOrOptions)
+  }
+  put(path: string, handler: HandlerRef, nameOrOptions?: string | RouteOptions | null): Route {
+    return this.#add('PUT', path, handler, nameOrOptions)
+  }
+  patch(path: string, handler: HandlerRef, nameOrOptions?: string | RouteOptions | null): Route {
+    return this.#add('PATCH', path, handler, nameOrOptions)
+  }
+  delete(path: string, handler: HandlerRef, nameOrOptions?: string | RouteOptions | null): Route {
+    return this.#add('DELETE', path, handler, nameOrOptions)
+  }
+  options(path: string, handler: HandlerRef, nameOrOptions?: string | RouteOptions | null): Route {
+    return this.#add('OPTIONS', path, handler, nameOrOptions)
+  }
+  head(path: string, handler: HandlerRef, nameOrOptions?: string | RouteOptions | null): Route {
+    return this.#add('HEAD', path, handler, nameOrOptions)
+  }
+
+  /**
+   * Registers routes that share a prefix, domain, middleware or name prefix. Either
+   * `group(options, callback)` or the positional
+   * `group(prefix, domain, middleware, namePrefix, callback)`; any argument may be the callback.
+   */
+  group(options: GroupOptions | string | null, callback: GroupCallback): void
+  group(
+    prefix: string | null,
+    domain: string | null | GroupCallback,
+    middleware?: readonly MiddlewareRef[] | GroupCallback,
+    namePrefix?: string | null | GroupCallback,
+    callback?: GroupCallback,
+  ): void
+  group(...args: unknown[]): void {
+    const index = args.findIndex((a) => typeof a === 'function')
+    if (index === -1) {
+      throw this.#error('FW_PATTERN_INVALID', 'group() needs a callback that registers its routes', 'Pass (r) => { ... } as the last argument.')
+    }
+    const callback = args[index] as GroupCallback
+    const options = groupOptions(args.slice(0, index))
+    const outer = this.#scope
+    const id = this.#nextScopeId++
+    this.#scope = {
+      id,
+      prefix: joinPaths(outer.prefix, options.prefix ?? ''),
+      domain: options.domain ?? outer.domain,
+      middleware: [...outer.middleware, ...toList(options.middleware)],
+      namePrefix: outer.namePrefix + (options.name ?? ''),
+      chain: [...outer.chain, id],
+    }
+    try {
+      callback(this)
+    } finally {
+      this.#scope = outer
+    }
+  }
+
+  /** Registers a custom middleware alias usable by name in this routes file. */
+  alias(name: string, middleware: MiddlewareRef): this {
+    this.aliases.set(name, middleware)
+    return this
+  }
+
+  #add(
+    method: HttpMethod,
+    path: string,
+    handler: HandlerRef,
+    nameOrOptions: string | RouteOptions | null | undefined,
+  ): Route {
+    const location = this.#captureLocations ? captureLocation() : undefined
+    if (typeof path !== 'string') {
+      throw this.#error('FW_PATTERN_INVALID', `${method} route path must be a string`, 'Write the path as "/users/{id}".', location)
+    }
+    const scope = this.#scope
+    const options = typeof nameOrOptions === 'string' ? { name: nameOrOptions } : (nameOrOptions ?? {})
+    const record: RouteRecord = {
+      id: this.routes.length,
+      method,
+      path: joinPaths(scope.prefix, path),
+      host: scope.domain,
+      name: options.name == null ? null : scope.namePrefix + options.name,
+      middleware: [...scope.middleware, ...toList(options.middleware)],
+      handler,
+      scopes: scope.chain,
+      location,
+    }
+    this.routes.push(record)
+    return new Route(record, scope.namePrefix)
+  }
+
+  #error(code: 'FW_PATTERN_INVALID', message: string, hint: string, location?: SourceLocation): FwError {
+    return new FwError(code, message, {
+      hint,
+      location: location ?? (this.#captureLocations ? captureLocation() : undefined),
+    })
+  }
+}
+
+/**
+ * Types a routes file's default export; returns its argument unchanged.
+ * @example
+ * export default defineRoutes((r) => { r.get('/', () => 'home', 'home') })
+ */
+export function defineRoutes(register: (r: Registrar) => void): (r: Registrar) => void {
+  return register
+}
+
+/** Runs a routes function against a fresh registrar and returns what it registered. */
+export function collectRoutes(
+  register: (r: Registrar) => void,
+  options: { captureLocations?: boolean } = {},
+): Registrar {
+  const registrar = new Registrar(options)
+  register(registrar)
+  return registrar
+}
+
+/**
+ * Joins a group prefix and a path: `('/api/', '/users')` → `/api/users`, `('/api', '/')` → `/api`.
+ */
+export function joinPaths(prefix: string, path: string): string {
+  const head = prefix.replace(/\/+$/, '')
+  if (path === '' || path === '/') return head === '' ? '/' : head
+  const tail = path.startsWith('/') ? path : `/${path}`
+  return head + tail
+}
+
+function groupOptions(args: unknown[]): GroupOptions {
+  const [first, domain, middleware, name] = args
+  if (first !== null && typeof first === 'object' && !Array.isArray(first)) return first as GroupOptions
+  return {
+    prefix: (first as string | null | undefined) ?? null,
+    domain: (domain as string | null | undefined) ?? null,
+    middleware: (middleware as MiddlewareRef[] | undefined) ?? [],
+    name: (name as string | null | undefined) ?? null,
+  }
+}
+
+function toList(middleware: MiddlewareRef | readonly MiddlewareRef[] | undefined): MiddlewareRef[] {
+  if (middleware === undefined) return []
+  return Array.isArray(middleware) ? [...(middleware as MiddlewareRef[])] : [middleware as MiddlewareRef]
+}

@@ -1,0 +1,111 @@
+/**
+ * Loads a compiled route cache in production. It parses no pattern and builds no tree: it reads
+ * the manifest, imports the generation it names, and checks that the cache belongs to this
+ * version of fw and (when the routes function is given) to these routes.
+ */
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { collectRoutes, type Registrar } from '../define/registrar.js'
+import { CACHE_FORMAT_VERSION, MANIFEST_FILE, type Manifest } from '../shared/cache-format.js'
+import { FwError } from '../shared/errors.js'
+import { fingerprintRoutes, type RouteRecord } from '../shared/route-record.js'
+
+const REBUILD = 'Run `fw route:cache build` (fw serve rebuilds automatically).'
+
+export type MatchResult =
+  | { route: RouteInfo; params: Readonly<Record<string, string | number | null>> }
+  | { status: 404 }
+  | { status: 405; allow: string[] }
+  | { status: 400 }
+
+export interface RouteInfo {
+  readonly id: number
+  readonly method: string
+  readonly host: string | null
+  readonly path: string
+  readonly name: string | null
+  readonly middleware: readonly string[]
+  readonly handler: string
+}
+
+export interface CompiledRouter {
+  match(method: string, path: string, host?: string | null): MatchResult
+  urlFor(name: string, params?: Record<string, unknown>, query?: Record<string, unknown>, absolute?: boolean | string): string
+  setBaseUrl(url: string): void
+  routes: readonly RouteInfo[]
+  manifest: Manifest
+  /** The registered routes (with handlers, by route id) when `register` was given. */
+  records: readonly RouteRecord[] | null
+  registrar: Registrar | null
+}
+
+/**
+ * Loads the cache in `cacheDir`, failing with FW_CACHE_MISSING or FW_CACHE_STALE when it cannot
+ * serve these routes.
+ * @example
+ * const router = await loadRouter('.fw/cache', { register: routes })
+ * router.match('GET', '/users/1') // { route: { name: 'users.show', ... }, params: { id: 1 } }
+ */
+export async function loadRouter(
+  cacheDir: string,
+  options: { register?: (r: Registrar) => void } = {},
+): Promise<CompiledRouter> {
+  const root = resolve(cacheDir)
+  const manifest = readCacheManifest(root)
+  if (manifest.formatVersion !== CACHE_FORMAT_VERSION) {
+    throw new FwError('FW_CACHE_STALE', `The route cache in ${cacheDir} has format ${manifest.formatVersion}; this fw reads format ${CACHE_FORMAT_VERSION}`, { hint: REBUILD })
+  }
+  const module = (await import(pathToFileURL(join(root, manifest.generation, 'index.mjs')).href)) as CompiledRouter & {
+    FINGERPRINT: string
+  }
+  if (module.FINGERPRINT !== manifest.fingerprint) {
+    throw new FwError('FW_CACHE_STALE', `The route cache in ${cacheDir} is inconsistent (manifest and generation differ)`, { hint: REBUILD })
+  }
+  let registrar: Registrar | null = null
+  if (options.register) {
+    registrar = collectRoutes(options.register)
+    if (fingerprintRoutes(registrar.routes) !== manifest.fingerprint) {
+      throw new FwError('FW_CACHE_STALE', `The routes changed since the route cache in ${cacheDir} was built`, { hint: REBUILD })
+    }
+  }
+  return {
+    match: module.match,
+    urlFor: module.urlFor,
+    setBaseUrl: module.setBaseUrl,
+    routes: module.routes,
+    manifest,
+    records: registrar?.routes ?? null,
+    registrar,
+  }
+}
+
+/** Whether every source file recorded at build time still has the same content. */
+export function isCacheFresh(cacheDir: string): boolean {
+  const root = resolve(cacheDir)
+  try {
+    const manifest = readCacheManifest(root)
+    if (manifest.formatVersion !== CACHE_FORMAT_VERSION) return false
+    return Object.entries(manifest.inputs).every(([file, hash]) => {
+      const text = readFileSync(resolve(root, file))
+      return createHash('sha256').update(text).digest('hex') === hash
+    })
+  } catch {
+    return false
+  }
+}
+
+function readCacheManifest(root: string): Manifest {
+  let text: string
+  try {
+    text = readFileSync(join(root, MANIFEST_FILE), 'utf8')
+  } catch {
+    throw new FwError('FW_CACHE_MISSING', `No route cache in ${root}`, { hint: REBUILD })
+  }
+  try {
+    return JSON.parse(text) as Manifest
+  } catch {
+    throw new FwError('FW_CACHE_STALE', `The route cache manifest in ${root} is not valid JSON`, { hint: REBUILD })
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Errors with a stable code, a message that says what to do, and (when known) the place in the
+ * user's routes file that caused them. The CLI prints them as one line plus a hint.
+ */
+
+/** Where a route or group was registered in the user's source. */
+export interface SourceLocation {
+  file: string
+  line: number
+  column: number
+}
+
+/** The stable codes; tests keep this list and the thrown errors in sync. */
+export const ERROR_CODES = {
+  FW_PATTERN_INVALID: 'A path or domain pattern cannot be parsed',
+  FW_PARAM_NAME_INVALID: 'A parameter name is not a valid identifier',
+  FW_PARAM_DUPLICATE: 'A parameter name is used twice in one route',
+  FW_OPTIONAL_NOT_TRAILING: 'An optional parameter is followed by a required segment',
+  FW_CATCHALL_NOT_LAST_SEGMENT: 'A catch-all parameter is not the last segment',
+  FW_CATCHALL_NOT_LAST: 'A route is registered after a catch-all in the same scope',
+  FW_REGEX_INVALID: 'A custom parameter regex does not compile',
+  FW_REGEX_UNSAFE: 'A custom parameter regex can backtrack catastrophically',
+  FW_ROUTE_DUPLICATE: 'The same method, host and path are registered twice',
+  FW_ROUTE_SHADOWED: 'A route can never match because another one matches the same paths first',
+  FW_NAME_DUPLICATE: 'Two routes have the same name',
+  FW_NAME_INVALID: 'A route name is empty or malformed',
+  FW_MIDDLEWARE_INVALID: 'A middleware alias is unknown or malformed',
+  FW_HANDLER_INVALID: 'A route handler is missing or malformed',
+  FW_METHOD_INVALID: 'An HTTP method is not supported',
+  FW_ROUTES_EMPTY: 'The route table is empty',
+  FW_ROUTES_NOT_FOUND: 'The routes file does not exist',
+  FW_ROUTES_SYNTAX: 'The routes file does not compile',
+  FW_ROUTES_NO_DEFAULT: 'The routes file has no default export function',
+  FW_ROUTES_LOAD: 'The routes file threw while it was loaded',
+  FW_CACHE_MISSING: 'The route cache has not been built',
+  FW_CACHE_STALE: 'The route cache was built from other routes or by another version',
+  FW_CACHE_UNSAFE_DIR: 'The cache directory is not a safe place to write or delete',
+  FW_URL_UNKNOWN_ROUTE: 'urlFor was given an unknown route name',
+  FW_URL_PARAM: 'urlFor was given a missing, unknown or invalid parameter',
+} as const
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+/**
+ * A user-facing error of the router, the compiler or the CLI.
+ * @example
+ * throw new FwError('FW_NAME_DUPLICATE', 'Route name "home" is used twice', {
+ *   hint: 'Rename one of the routes.',
+ *   location: { file: 'routes.ts', line: 3, column: 1 },
+ * })
+ */
+export class FwError extends Error {
+  readonly code: ErrorCode
+  readonly hint: string | undefined
+  readonly location: SourceLocation | undefined
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { hint?: string; location?: SourceLocation; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = 'FwError'
+    this.code = code
+    this.hint = options.hint
+    this.location = options.location
+  }
+}
+
+/** `file:line:column`, or '' when the location is unknown. */
+export function formatLocation(location: SourceLocation | undefined): string {
+  return location ? `${location.file}:${location.line}:${location.column}` : ''
+}

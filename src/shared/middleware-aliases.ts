@@ -1,0 +1,51 @@
+/**
+ * The built-in middleware aliases and the rules for their parameters. The compiler rejects any
+ * other alias unless the routes file registered it with `r.alias(name, fn)`.
+ */
+
+/** Checks an alias's parameter text (after the `:`); returns a problem, or null when valid. */
+type ParamCheck = (params: string | null) => string | null
+
+const none: ParamCheck = (params) => (params === null ? null : 'takes no parameters')
+
+const positiveInt = (text: string | undefined): boolean =>
+  text !== undefined && /^[1-9][0-9]{0,8}$/.test(text)
+
+const throttle: ParamCheck = (params) => {
+  if (params === null) return null
+  const parts = params.split(',')
+  if (parts.length !== 2 || !positiveInt(parts[0]) || !positiveInt(parts[1])) {
+    return 'expects two positive integers: throttle:<max requests>,<window seconds>'
+  }
+  return null
+}
+
+const roleList: ParamCheck = (params) =>
+  params !== null && params.split(',').every((role) => /^[\w.:-]+$/.test(role))
+    ? null
+    : 'expects a comma-separated list of roles: role:admin,editor'
+
+export const BUILTIN_ALIASES: Readonly<Record<string, ParamCheck>> = {
+  auth: none,
+  throttle,
+  role: roleList,
+  verifySignedUrl: none,
+}
+
+/**
+ * Validates one alias string. Returns null when valid, else what is wrong.
+ * @example
+ * checkAlias('throttle:0,60', new Set()) // 'throttle:0,60: expects two positive integers: ...'
+ */
+export function checkAlias(alias: string, custom: ReadonlySet<string>): string | null {
+  const colon = alias.indexOf(':')
+  const name = colon === -1 ? alias : alias.slice(0, colon)
+  const params = colon === -1 ? null : alias.slice(colon + 1)
+  if (custom.has(name)) return null
+  const check = BUILTIN_ALIASES[name]
+  if (check === undefined || !Object.hasOwn(BUILTIN_ALIASES, name)) {
+    return `unknown middleware alias "${name}"`
+  }
+  const problem = check(params)
+  return problem === null ? null : `${alias}: ${problem}`
+}

@@ -1,0 +1,327 @@
+/**
+ * The pattern grammar shared by the compiler and the reference matcher.
+ *
+ * A path pattern is a list of `/`-separated segments. Each segment is either literal text or
+ * exactly one parameter in braces:
+ *
+ * | form            | matches                                          | value       |
+ * |-----------------|--------------------------------------------------|-------------|
+ * | `{name}`        | one non-empty segment                            | string      |
+ * | `{name?}`       | an optional trailing segment                     | string/null |
+ * | `{name:int}`    | 1–15 ASCII digits                                | number      |
+ * | `{name:slug}`   | lowercase letters and digits joined by single `-` | string      |
+ * | `{name:uuid}`   | 8-4-4-4-12 hex digits, any case                  | string      |
+ * | `{name:hex}`    | hex digits, any case                             | string      |
+ * | `{name:<regex>}`| a segment the regex matches whole                | string      |
+ * | `{name:.*}`     | the rest of the path, slashes included, maybe '' | string      |
+ * | `{name:.+}`     | the rest of the path, non-empty                  | string      |
+ *
+ * Domain patterns use the same grammar with `.` as the separator (`{account}.example.com`).
+ */
+import safeRegex from 'safe-regex2'
+import { FwError } from './errors.js'
+
+/** Built-in constrained types, in the order they are tried against one segment. */
+export const BUILTIN_TYPES = ['int', 'uuid', 'hex', 'slug'] as const
+export type BuiltinType = (typeof BUILTIN_TYPES)[number]
+
+/** Regex sources of the built-in types (anchoring is added by whoever uses them). */
+export const BUILTIN_REGEX: Readonly<Record<BuiltinType, string>> = {
+  int: '[0-9]{1,15}',
+  uuid: '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}',
+  hex: '[0-9a-fA-F]+',
+  slug: '[a-z0-9]+(?:-[a-z0-9]+)*',
+}
+
+export interface StaticSegment {
+  kind: 'static'
+  /** The literal as it appears in a request path (non-ASCII and spaces percent-encoded). */
+  value: string
+}
+
+export interface ParamSegment {
+  kind: 'param'
+  name: string
+  /** `string` is a plain parameter; `regex` carries `regex`; `catchall` is `.*` or `.+`. */
+  type: 'string' | BuiltinType | 'regex' | 'catchall'
+  /** The regex source for `regex`, the built-in source for built-ins, `.*`/`.+` for catch-alls. */
+  regex: string | null
+  optional: boolean
+  /** Catch-all only: whether the empty rest matches (`.*`). */
+  allowEmpty: boolean
+}
+
+export type Segment = StaticSegment | ParamSegment
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+// RFC 3986 pchar minus '%' (handled separately) — everything else in a literal is percent-encoded.
+const PCHAR = /^[A-Za-z0-9\-._~!$&'()*+,;=:@]$/
+
+/**
+ * Parses a path pattern such as `/users/{id:int}/posts/{slug?}` into segments.
+ * `/` alone gives no segments.
+ * @example
+ * parsePath('/users/{id:int}') // [{ kind: 'static', value: 'users' }, { kind: 'param', ... }]
+ */
+export function parsePath(pattern: string): Segment[] {
+  if (!pattern.startsWith('/')) {
+    throw patternError(pattern, 'must start with "/"')
+  }
+  if (/[?#]/.test(stripParams(pattern))) {
+    throw patternError(pattern, 'must not contain "?" or "#"; pass query values to urlFor instead')
+  }
+  const body = pattern.length > 1 && pattern.endsWith('/') ? pattern.slice(1, -1) : pattern.slice(1)
+  if (body === '') return []
+  const segments = splitOutsideBraces(pattern, body, '/').map((raw) => parseSegment(pattern, raw))
+  checkSegmentOrder(pattern, segments)
+  return segments
+}
+
+/**
+ * Parses a domain pattern such as `{account}.example.com` (labels separated by `.`).
+ * Hosts are case-insensitive, so literal labels are lowercased.
+ */
+export function parseHost(pattern: string): Segment[] {
+  if (pattern === '' || pattern.includes('/') || pattern.includes(':')) {
+    throw patternError(pattern, 'a domain pattern is a host name without scheme, port or path')
+  }
+  const segments = splitOutsideBraces(pattern, pattern, '.').map((raw) => {
+    const segment = parseSegment(pattern, raw)
+    if (segment.kind === 'static') return { kind: 'static' as const, value: raw.toLowerCase() }
+    if (segment.optional || segment.type === 'catchall') {
+      throw patternError(pattern, 'domain parameters cannot be optional or catch-all')
+    }
+    return segment
+  })
+  checkUniqueNames(pattern, segments)
+  return segments
+}
+
+/** The names of a pattern's parameters, in order. */
+export function paramNames(segments: readonly Segment[]): string[] {
+  return segments.flatMap((s) => (s.kind === 'param' ? [s.name] : []))
+}
+
+function parseSegment(pattern: string, raw: string): Segment {
+  if (raw === '') throw patternError(pattern, 'has an empty segment ("//" or "..")')
+  if (!raw.includes('{') && !raw.includes('}')) {
+    return { kind: 'static', value: encodeLiteral(pattern, raw) }
+  }
+  if (!raw.startsWith('{') || !raw.endsWith('}') || braceEnd(raw, 0) !== raw.length - 1) {
+    throw new FwError(
+      'FW_PATTERN_INVALID',
+      `Pattern "${pattern}": segment "${raw}" mixes text and a parameter`,
+      { hint: 'A parameter must span a whole segment; use a regex such as {file:[a-z]+\\.txt}.' },
+    )
+  }
+  return parseParam(pattern, raw.slice(1, -1))
+}
+
+function parseParam(pattern: string, inner: string): ParamSegment {
+  const colon = inner.indexOf(':')
+  let name = colon === -1 ? inner : inner.slice(0, colon)
+  const spec = colon === -1 ? '' : inner.slice(colon + 1)
+  const optional = name.endsWith('?')
+  if (optional) name = name.slice(0, -1)
+  if (!NAME.test(name)) {
+    throw new FwError(
+      'FW_PARAM_NAME_INVALID',
+      `Pattern "${pattern}": parameter name "${name}" is not a valid identifier`,
+      { hint: 'Use letters, digits and "_", starting with a letter or "_".' },
+    )
+  }
+  if (colon !== -1 && spec === '') throw patternError(pattern, `parameter "${name}" has an empty type`)
+  const base = { kind: 'param' as const, name, optional, allowEmpty: false }
+  if (spec === '') return { ...base, type: 'string', regex: null }
+  if ((BUILTIN_TYPES as readonly string[]).includes(spec)) {
+    const type = spec as BuiltinType
+    return { ...base, type, regex: BUILTIN_REGEX[type] }
+  }
+  if (spec === '.*' || spec === '.+') {
+    if (optional) throw patternError(pattern, `catch-all "${name}" cannot also be optional`)
+    return { ...base, type: 'catchall', regex: spec, allowEmpty: spec === '.*' }
+  }
+  checkRegex(pattern, name, spec)
+  return { ...base, type: 'regex', regex: spec }
+}
+
+/** Rejects regexes that do not compile or that can backtrack catastrophically. */
+function checkRegex(pattern: string, name: string, source: string): void {
+  try {
+    new RegExp(source)
+  } catch (error) {
+    throw new FwError(
+      'FW_REGEX_INVALID',
+      `Pattern "${pattern}": the regex of "${name}" does not compile: ${(error as Error).message}`,
+      { hint: 'Check the regex syntax; it is a JavaScript regular expression.' },
+    )
+  }
+  // safe-regex2 measures star height: nested quantifiers such as (a+)+ are exponential.
+  if (!safeRegex(source)) {
+    throw new FwError(
+      'FW_REGEX_UNSAFE',
+      `Pattern "${pattern}": the regex of "${name}" (${source}) can backtrack catastrophically`,
+      { hint: 'Remove nested quantifiers such as (a+)+ or (a*)*; one level of repetition suffices.' },
+    )
+  }
+}
+
+function checkSegmentOrder(pattern: string, segments: Segment[]): void {
+  segments.forEach((segment, index) => {
+    const last = index === segments.length - 1
+    if (segment.kind !== 'param') {
+      if (segments.slice(0, index).some((s) => s.kind === 'param' && s.optional)) {
+        throw new FwError(
+          'FW_OPTIONAL_NOT_TRAILING',
+          `Pattern "${pattern}": an optional parameter is followed by "${segment.value}"`,
+          { hint: 'Optional parameters must be the last segments of a path.' },
+        )
+      }
+      return
+    }
+    if (segment.type === 'catchall' && !last) {
+      throw new FwError(
+        'FW_CATCHALL_NOT_LAST_SEGMENT',
+        `Pattern "${pattern}": catch-all "${segment.name}" must be the last segment`,
+        { hint: 'A catch-all takes the rest of the path; nothing can follow it.' },
+      )
+    }
+    if (!segment.optional && segments.slice(0, index).some((s) => s.kind === 'param' && s.optional)) {
+      throw new FwError(
+        'FW_OPTIONAL_NOT_TRAILING',
+        `Pattern "${pattern}": required "${segment.name}" follows an optional parameter`,
+        { hint: 'Optional parameters must be the last segments of a path.' },
+      )
+    }
+  })
+  checkUniqueNames(pattern, segments)
+}
+
+/** Throws when one parameter name appears twice (also across host and path). */
+export function checkUniqueNames(pattern: string, segments: readonly Segment[]): void {
+  const seen = new Set<string>()
+  for (const name of paramNames(segments)) {
+    if (seen.has(name)) {
+      throw new FwError('FW_PARAM_DUPLICATE', `Pattern "${pattern}": parameter "${name}" is used twice`, {
+        hint: 'Give every parameter of a route its own name.',
+      })
+    }
+    seen.add(name)
+  }
+}
+
+/** Splits on `separator` except inside `{...}` (regexes may contain separators and braces). */
+function splitOutsideBraces(pattern: string, body: string, separator: string): string[] {
+  const parts: string[] = []
+  let start = 0
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]
+    if (c === '{') {
+      const end = braceEnd(body, i)
+      if (end === -1) throw patternError(pattern, 'has an unclosed "{"')
+      i = end
+    } else if (c === '}') {
+      throw patternError(pattern, 'has a "}" without its "{"')
+    } else if (c === separator) {
+      parts.push(body.slice(start, i))
+      start = i + 1
+    }
+  }
+  parts.push(body.slice(start))
+  return parts
+}
+
+/** Index of the `}` closing the `{` at `open`, skipping escapes and character classes; -1 if none. */
+function braceEnd(text: string, open: number): number {
+  let depth = 0
+  let inClass = false
+  for (let i = open; i < text.length; i++) {
+    const c = text[i]
+    if (c === '\\') i++
+    else if (inClass) inClass = c !== ']'
+    else if (c === '[') inClass = true
+    else if (c === '{') depth++
+    else if (c === '}' && --depth === 0) return i
+  }
+  return -1
+}
+
+/** Percent-encodes what a client would encode, keeping valid `%XX` escapes (uppercased). */
+function encodeLiteral(pattern: string, raw: string): string {
+  let out = ''
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i] as string
+    if (c === '%') {
+      const hex = raw.slice(i + 1, i + 3)
+      if (!/^[0-9A-Fa-f]{2}$/.test(hex)) throw patternError(pattern, `has a malformed escape "%${hex}"`)
+      out += '%' + hex.toUpperCase()
+      i += 2
+    } else {
+      out += PCHAR.test(c) ? c : encodeURIComponent(c)
+    }
+  }
+  return out
+}
+
+function stripParams(pattern: string): string {
+  let out = ''
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] === '{') {
+      const end = braceEnd(pattern, i)
+      if (end === -1) return out
+      i = end
+    } else {
+      out += pattern[i]
+    }
+  }
+  return out
+}
+
+function patternError(pattern: string, problem: string): FwError {
+  return new FwError('FW_PATTERN_INVALID', `Pattern "${pattern}" ${problem}`, {
+    hint: 'See the path parameter syntax in the README: {name}, {name?}, {name:int}, {name:.*} ...',
+  })
+}
+
+/**
+ * Whether a regex source could match a `/` (conservatively: true when unsure). Regexes that cannot
+ * are tested in place on the request path; the others on a slice of their segment.
+ */
+export function canMatchSlash(source: string): boolean {
+  let inClass = false
+  let negated = false
+  let classHasSlash = false
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]
+    if (c === '\\') {
+      const next = source[i + 1] ?? ''
+      if ('SWDxuc/pP'.includes(next)) return true
+      i++
+      continue
+    }
+    if (inClass) {
+      if (c === ']') {
+        if (negated !== classHasSlash) return true
+        inClass = false
+      } else if (c === '/' || (c === '-' && i > 0 && rangeHasSlash(source, i))) {
+        classHasSlash = true
+      }
+      continue
+    }
+    if (c === '[') {
+      inClass = true
+      negated = source[i + 1] === '^'
+      if (negated) i++
+      classHasSlash = false
+    } else if (c === '.' || c === '/') {
+      return true
+    }
+  }
+  return false
+}
+
+function rangeHasSlash(source: string, dash: number): boolean {
+  const from = source.charCodeAt(dash - 1)
+  const to = source.charCodeAt(dash + 1)
+  return from <= 47 && to >= 47
+}

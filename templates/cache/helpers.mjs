@@ -1,0 +1,173 @@
+// Helpers shared by the generated matcher and URL generator of one cache generation.
+// Copied verbatim from fw's templates/cache/helpers.mjs by `fw route:cache build` — do not edit.
+// This is the hot path: every request calls into these. Change with care and run `npm run bench`.
+
+/** Thrown by the matcher when a matched parameter holds a malformed %-escape; match() answers 400. */
+export const MALFORMED = new Error('Malformed percent-encoding in the request path')
+
+/** The shared, frozen params object of routes without parameters. */
+export const EMPTY = Object.freeze(Object.create(null))
+
+/** path.slice(a, b), percent-decoded only when it holds a '%'. */
+export function dec(path, a, b) {
+  const s = path.slice(a, b)
+  if (s.indexOf('%') === -1) return s
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    throw MALFORMED
+  }
+}
+
+/** The integer value of path[a, b) when it is 1–15 ASCII digits, else -1. */
+export function int(path, a, b) {
+  if (b - a > 15) return -1
+  let v = 0
+  for (let i = a; i < b; i++) {
+    const c = path.charCodeAt(i) - 48
+    if (c < 0 || c > 9) return -1
+    v = v * 10 + c
+  }
+  return v
+}
+
+/** Whether path[a, b) is all hex digits. */
+export function hex(path, a, b) {
+  for (let i = a; i < b; i++) {
+    const c = path.charCodeAt(i) | 32 // fold A-F to a-f
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false
+  }
+  return true
+}
+
+/** Whether the sticky regex `re` matches exactly path[a, b), tested in place (no slice). */
+export function sticky(re, path, a, b) {
+  re.lastIndex = a
+  return re.test(path) && re.lastIndex === b
+}
+
+/** Lowercases a Host header and drops its port and trailing dot. */
+export function normalizeHost(host) {
+  let h = host
+  if (h.charCodeAt(0) !== 91) {
+    const colon = h.lastIndexOf(':')
+    if (colon !== -1) h = h.slice(0, colon)
+  } else {
+    const close = h.indexOf(']')
+    if (close !== -1) h = h.slice(0, close + 1)
+  }
+  if (h.endsWith('.')) h = h.slice(0, -1)
+  return h.toLowerCase()
+}
+
+/** The error urlFor throws for an unknown name or a missing, unknown or invalid parameter. */
+export class UrlGenerationError extends Error {
+  constructor(code, message) {
+    super(message)
+    this.name = 'UrlGenerationError'
+    this.code = code
+  }
+}
+
+let baseUrl = (globalThis.process?.env?.APP_URL ?? 'http://localhost').replace(/\/+$/, '')
+
+/** Sets the scheme://host[:port] that absolute URLs start with (default: $APP_URL or http://localhost). */
+export function setBaseUrl(url) {
+  const parsed = new URL(url)
+  baseUrl = `${parsed.protocol}//${parsed.host}`
+}
+
+const compiled = new Map()
+function constraint(source) {
+  let re = compiled.get(source)
+  if (re === undefined) compiled.set(source, (re = new RegExp(`^(?:${source})$`)))
+  return re
+}
+
+/**
+ * Fills a pre-parsed pattern. `parts` alternates literal text and parameter descriptors
+ * `[name, type, regexSource | null, optional]`; `sep` is '/' for paths and '.' for hosts.
+ */
+function fill(routeName, parts, params, used, sep) {
+  let out = ''
+  let skipping = false
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      if (!skipping) out += part
+      continue
+    }
+    const [name, type, source, optional] = part
+    used.add(name)
+    const value = Object.hasOwn(params, name) ? params[name] : undefined
+    if (value === undefined || value === null) {
+      if (!optional) throw missing(routeName, name)
+      skipping = true
+      continue
+    }
+    if (skipping) throw new UrlGenerationError('FW_URL_PARAM', `urlFor("${routeName}"): "${name}" is given but an optional parameter before it is not`)
+    out += encodeValue(routeName, name, type, source, value, sep)
+  }
+  if (skipping && out.length > 1 && out.endsWith('/')) out = out.slice(0, -1)
+  return out
+}
+
+function encodeValue(routeName, name, type, source, value, sep) {
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint') {
+    throw invalid(routeName, name, `must be a string or a number, got ${typeof value}`)
+  }
+  const text = String(value)
+  if (type === 'catchall') {
+    if (text === '' && source === '.+') throw invalid(routeName, name, 'must not be empty')
+    return text.split('/').map(encodeURIComponent).join('/')
+  }
+  if (text === '') throw invalid(routeName, name, 'must not be empty')
+  if (source !== null && !constraint(source).test(text)) {
+    throw invalid(routeName, name, `"${text}" does not match ${type === 'regex' ? source : type}`)
+  }
+  const encoded = encodeURIComponent(text)
+  return sep === '.' ? encoded.toLowerCase() : encoded
+}
+
+function missing(routeName, name) {
+  return new UrlGenerationError('FW_URL_PARAM', `urlFor("${routeName}"): missing required parameter "${name}"`)
+}
+
+function invalid(routeName, name, problem) {
+  return new UrlGenerationError('FW_URL_PARAM', `urlFor("${routeName}"): parameter "${name}" ${problem}`)
+}
+
+/** Builds `?a=1&b=2&b=3` from an object; null and undefined values are left out. */
+export function queryString(query) {
+  let out = ''
+  for (const key of Object.keys(query)) {
+    const value = query[key]
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item === undefined || item === null) continue
+      out += (out === '' ? '?' : '&') + encodeURIComponent(key) + '=' + encodeURIComponent(String(item))
+    }
+  }
+  return out
+}
+
+/** urlFor over the table of names: `names[name] = [hostParts | null, pathParts]`. */
+export function buildUrl(names, name, params, query, absolute) {
+  const entry = Object.hasOwn(names, name) ? names[name] : undefined
+  if (entry === undefined) {
+    throw new UrlGenerationError('FW_URL_UNKNOWN_ROUTE', `urlFor: there is no route named "${name}"`)
+  }
+  const given = params ?? {}
+  const used = new Set()
+  const [hostParts, pathParts] = entry
+  const host = hostParts === null ? null : fill(name, hostParts, given, used, '.')
+  const path = fill(name, pathParts, given, used, '/')
+  for (const key of Object.keys(given)) {
+    if (!used.has(key)) {
+      throw new UrlGenerationError('FW_URL_PARAM', `urlFor("${name}"): unknown parameter "${key}"; pass query values as the third argument`)
+    }
+  }
+  const url = path + (query ? queryString(query) : '')
+  if (absolute === false || absolute === undefined) return url
+  const base = typeof absolute === 'string' ? new URL(absolute) : new URL(baseUrl)
+  const authority = host === null ? base.host : host + (base.port ? `:${base.port}` : '')
+  return `${base.protocol}//${authority}${url}`
+}
