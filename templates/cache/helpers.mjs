@@ -34,8 +34,9 @@ export function int(path, a, b) {
 /** Whether path[a, b) is all hex digits. */
 export function hex(path, a, b) {
   for (let i = a; i < b; i++) {
-    const c = path.charCodeAt(i) | 32 // fold A-F to a-f
-    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false
+    const c = path.charCodeAt(i)
+    const lower = c | 32 // folds A-F onto a-f (and nothing else onto them)
+    if (!((c >= 48 && c <= 57) || (lower >= 97 && lower <= 102))) return false
   }
   return true
 }
