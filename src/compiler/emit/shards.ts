@@ -125,15 +125,19 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
     constants.push(`const R${id} = ROUTES[${id}]`)
     if (hits.has(id)) constants.push(`const HIT${id} = Object.freeze({ route: R${id}, params: EMPTY })`)
   }
+  const code = body.toString()
+  const helpers = ['EMPTY', 'dec', 'int', 'hex', 'sticky'].filter((name) =>
+    name === 'EMPTY' ? hits.size > 0 : code.includes(`${name}(`),
+  )
   return [
     BANNER(`Shard ${describe(shard)} (host: ${safeComment(options.hostLabel)}).`),
     `import { ROUTES } from './__routes.mjs'`,
-    `import { EMPTY, dec, int, hex, sticky } from './__helpers.mjs'`,
+    ...(helpers.length > 0 ? [`import { ${helpers.join(', ')} } from './__helpers.mjs'`] : []),
     '',
     ...constants,
     ...regexes.declarations(),
     '',
-    body.toString(),
+    code,
   ].join('\n')
 }
 
