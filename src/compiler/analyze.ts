@@ -198,7 +198,8 @@ function checkConflicts(routes: AnalyzedRoute[]): void {
 function conflictError(first: Variant, later: Variant): FwError {
   const a = first.route.record
   const b = later.route.record
-  if (a.path === b.path && a.host === b.host) {
+  const bare = (path: string): string => (path.length > 1 ? path.replace(/\/$/, '') : path)
+  if (bare(a.path) === bare(b.path) && a.host === b.host) {
     return fail(
       'FW_ROUTE_DUPLICATE',
       `${label(b)} is registered twice (first at ${at(a)})`,

@@ -67,6 +67,7 @@ export function parsePath(pattern: string): Segment[] {
   if (!pattern.startsWith('/')) {
     throw patternError(pattern, 'must start with "/"')
   }
+  if (pattern.startsWith('//')) throw patternError(pattern, 'has an empty segment ("//")')
   if (/[?#]/.test(stripParams(pattern))) {
     throw patternError(pattern, 'must not contain "?" or "#"; pass query values to urlFor instead')
   }
@@ -82,7 +83,8 @@ export function parsePath(pattern: string): Segment[] {
  * Hosts are case-insensitive, so literal labels are lowercased.
  */
 export function parseHost(pattern: string): Segment[] {
-  if (pattern === '' || pattern.includes('/') || pattern.includes(':')) {
+  const outside = stripParams(pattern)
+  if (pattern === '' || outside.includes('/') || outside.includes(':')) {
     throw patternError(pattern, 'a domain pattern is a host name without scheme, port or path')
   }
   const segments = splitOutsideBraces(pattern, pattern, '.').map((raw) => {

@@ -125,8 +125,12 @@ function encodeValue(routeName, name, type, source, value, sep) {
   if (source !== null && !constraint(source).test(text)) {
     throw invalid(routeName, name, `"${text}" does not match ${type === 'regex' ? source : type}`)
   }
-  const encoded = encodeURIComponent(text)
-  return sep === '.' ? encoded.toLowerCase() : encoded
+  if (sep === '.') {
+    // A host parameter fills one DNS label: anything else would build a host the route cannot match.
+    if (!/^[A-Za-z0-9-]+$/.test(text)) throw invalid(routeName, name, `"${text}" is not a single host label`)
+    return text.toLowerCase()
+  }
+  return encodeURIComponent(text)
 }
 
 function missing(routeName, name) {
