@@ -3,7 +3,8 @@ import { Argument, Option, type Command } from 'commander'
 import pc from 'picocolors'
 import { relative } from 'node:path'
 import { resolvePaths } from '../config.js'
-import type { Output } from '../output.js'
+import type { BuildCacheResult } from '../../compiler/index.js'
+import { isDebug, printError, type Output } from '../output.js'
 
 export function registerRouteCacheCommands(program: Command, output: Output): void {
   program
@@ -13,19 +14,49 @@ export function registerRouteCacheCommands(program: Command, output: Output): vo
     .option('--routes <file>', 'routes file (default: fw.config routes, else routes.ts)')
     .option('--cache <dir>', 'cache directory (default: .fw/cache)')
     .addOption(new Option('--matcher <kind>', 'matcher kind to clear').choices(['sharded']).default('sharded'))
-    .action(async (action: string, flags: { routes?: string; cache?: string; matcher: string }) => {
-      return action === 'build' ? build(flags, output) : clear(flags, output)
+    .option('--watch', 'build, then rebuild whenever the routes file or its imports change')
+    .action(async (action: string, flags: { routes?: string; cache?: string; watch?: boolean }) => {
+      if (action === 'clear') return clear(flags, output)
+      return flags.watch ? watchBuild(flags, output) : build(flags, output)
     })
 }
 
 async function build(flags: { routes?: string; cache?: string }, output: Output): Promise<void> {
   const paths = await resolvePaths(flags)
   const { buildCache } = await import('../../compiler/index.js')
-  const { manifest, written, milliseconds } = await buildCache({ routesFile: paths.routes, cacheDir: paths.cache })
-  const where = relative(process.cwd(), paths.cache) || paths.cache
+  printBuilt(output, paths.cache, await buildCache({ routesFile: paths.routes, cacheDir: paths.cache }))
+}
+
+function printBuilt(output: Output, cache: string, result: BuildCacheResult, changed: string[] = []): void {
+  const { manifest, written, milliseconds } = result
+  const where = relative(process.cwd(), cache) || cache
   const what = `${manifest.routeCount} routes, ${manifest.shards.length} shards`
   const status = written ? pc.green('✔ built') : pc.green('✔ up to date')
-  output.out(`${status} ${what} in ${Math.round(milliseconds)} ms → ${pc.bold(where)} ${pc.dim(manifest.generation)}`)
+  const cause = changed.length > 0 ? pc.dim(` (changed: ${changed.map((f) => relative(process.cwd(), f)).join(', ')})`) : ''
+  output.out(`${status} ${what} in ${Math.round(milliseconds)} ms → ${pc.bold(where)} ${pc.dim(manifest.generation)}${cause}`)
+}
+
+/** Builds, then rebuilds on every change until interrupted; errors keep the last good cache. */
+async function watchBuild(flags: { routes?: string; cache?: string }, output: Output): Promise<void> {
+  const paths = await resolvePaths(flags)
+  const { watchRoutes } = await import('../../serve/watch-routes.js')
+  const debug = isDebug(process.argv)
+  const watcher = watchRoutes({
+    routesFile: paths.routes,
+    cacheDir: paths.cache,
+    onBuild: (result, changed) => printBuilt(output, paths.cache, result, changed),
+    onError: (error) => {
+      printError(output, error, debug)
+      output.err(pc.dim('  keeping the last good cache; waiting for changes'))
+    },
+  })
+  await watcher.ready
+  output.out(pc.dim(`watching ${paths.routes} and its imports (Ctrl-C to stop)`))
+  await new Promise<void>((done) => {
+    const stop = (): void => void watcher.close().then(done)
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
 }
 
 async function clear(flags: { routes?: string; cache?: string }, output: Output): Promise<void> {

@@ -1,0 +1,74 @@
+/**
+ * Rebuilds the route cache when the routes file or anything it imports changes. One build runs
+ * at a time; events that arrive meanwhile are coalesced into one more build. A failed rebuild
+ * leaves the last good cache in place (writeCache publishes only complete builds).
+ */
+import { watch, type FSWatcher } from 'chokidar'
+import { resolve } from 'node:path'
+import type { BuildCacheResult } from '../compiler/index.js'
+
+export interface WatchOptions {
+  routesFile: string
+  cacheDir: string
+  /** Called after every successful build (the first one included). */
+  onBuild: (result: BuildCacheResult, changed: string[]) => void
+  /** Called when a build fails; the previous cache stays in use. */
+  onError: (error: unknown, changed: string[]) => void
+}
+
+export interface RouteWatcher {
+  /** Resolves after the first build attempt (successful or not). */
+  ready: Promise<void>
+  close(): Promise<void>
+}
+
+/**
+ * Starts watching.
+ * @example
+ * const watcher = watchRoutes({ routesFile: 'routes.ts', cacheDir: '.fw/cache', onBuild, onError })
+ */
+export function watchRoutes(options: WatchOptions): RouteWatcher {
+  const routesFile = resolve(options.routesFile)
+  const watcher: FSWatcher = watch(routesFile, { ignoreInitial: true, awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 10 } })
+  let running: Promise<void> | null = null
+  let pending = new Set<string>()
+  let watched = new Set([routesFile])
+
+  const runBuild = async (changed: string[]): Promise<void> => {
+    const { buildCache } = await import('../compiler/index.js')
+    try {
+      const result = await buildCache({ routesFile, cacheDir: options.cacheDir })
+      const inputs = Object.keys(result.manifest.inputs).map((file) => resolve(options.cacheDir, file))
+      const next = new Set([routesFile, ...inputs])
+      watcher.unwatch([...watched].filter((f) => !next.has(f)))
+      watcher.add([...next].filter((f) => !watched.has(f)))
+      watched = next
+      options.onBuild(result, changed)
+    } catch (error) {
+      options.onError(error, changed)
+    }
+  }
+
+  const schedule = (file: string): void => {
+    pending.add(file)
+    if (running) return
+    running = (async () => {
+      while (pending.size > 0) {
+        const changed = [...pending]
+        pending = new Set()
+        await runBuild(changed)
+      }
+      running = null
+    })()
+  }
+
+  watcher.on('change', schedule).on('add', schedule).on('unlink', schedule)
+  const ready = runBuild([])
+  return {
+    ready,
+    async close() {
+      await watcher.close()
+      await running
+    },
+  }
+}
