@@ -18,8 +18,8 @@ export async function readConfig(cwd = process.cwd()): Promise<FwConfig> {
   const file = CONFIG_FILES.map((name) => resolve(cwd, name)).find((path) => existsSync(path))
   if (!file) return {}
   const { importModule } = await import('../compiler/import-module.js')
-  const module = (await importModule(file)) as { default?: FwConfig }
-  return module.default ?? {}
+  const { module } = await importModule(file)
+  return (module.default ?? {}) as FwConfig
 }
 
 export async function resolvePaths(flags: { routes?: string; cache?: string }): Promise<{ routes: string; cache: string }> {

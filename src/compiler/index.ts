@@ -7,6 +7,8 @@
 import { performance } from 'node:perf_hooks'
 import { relative, resolve } from 'node:path'
 import type { Manifest } from '../shared/cache-format.js'
+import { FwError } from '../shared/errors.js'
+import { displayPath } from '../define/location.js'
 import { buildRouter } from './build.js'
 import { loadRoutesFile } from './load-routes.js'
 import { writeCache } from './write-cache.js'
@@ -26,14 +28,28 @@ export interface BuildCacheResult {
 export async function buildCache(options: { routesFile: string; cacheDir: string }): Promise<BuildCacheResult> {
   const started = performance.now()
   const cacheDir = resolve(options.cacheDir)
-  const { registrar, inputs } = await loadRoutesFile(options.routesFile)
+  const { registrar, inputs, file } = await loadRoutesFile(options.routesFile)
   const relativeInputs = Object.fromEntries(
     Object.entries(inputs).map(([path, hash]) => [relative(cacheDir, path), hash]),
   )
-  const output = buildRouter(registrar.routes, {
-    aliases: new Set(registrar.aliases.keys()),
-    inputs: relativeInputs,
-  })
+  const output = withFileLocation(file, () =>
+    buildRouter(registrar.routes, { aliases: new Set(registrar.aliases.keys()), inputs: relativeInputs }),
+  )
   const { written, manifest } = await writeCache(cacheDir, output)
   return { manifest, written, milliseconds: performance.now() - started }
+}
+
+/** Errors about the table as a whole (an empty one) carry no route's location: name the file. */
+function withFileLocation<T>(file: string, run: () => T): T {
+  try {
+    return run()
+  } catch (error) {
+    if (error instanceof FwError && !error.location) {
+      throw new FwError(error.code, error.message, {
+        hint: error.hint ?? '',
+        location: { file: displayPath(file), line: 1, column: 1 },
+      })
+    }
+    throw error
+  }
 }

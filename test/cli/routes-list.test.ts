@@ -1,0 +1,122 @@
+/** `fw routes:list`: the route table as text columns or JSON, from the real binary. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { assertBuilt, cleanupProjects, lines, makeProject, runFw } from '../support/project.js'
+
+const ROUTES = `class UsersController {
+  show() {
+    return 'user'
+  }
+}
+
+export function home() {
+  return 'home'
+}
+
+export default (r) => {
+  r.get('/', home, 'home')
+  r.group({ prefix: '/api/v1', name: 'v1.', middleware: ['auth'] }, (r) => {
+    r.get('/users/{id:int}', [UsersController, 'show'], { name: 'users.show', middleware: 'throttle:5,60' })
+    r.post('/users', 'UsersController@store')
+  })
+  r.group({ domain: '{account}.example.com' }, (r) => {
+    r.get('/whoami', () => 'me')
+  })
+}
+`
+
+const HEADER = ['METHOD', 'HOST', 'PATH', 'NAME', 'MIDDLEWARE', 'HANDLER']
+
+/** Splits a table into rows of cells, using the header's column starts (cells may be empty). */
+function parseTable(text: string): { header: string; rows: string[][]; footer: string } {
+  const [header = '', ...rest] = lines(text)
+  const starts = HEADER.map((h) => header.indexOf(h))
+  const cells = (line: string): string[] =>
+    starts.map((start, i) => line.slice(start, starts[i + 1] ?? line.length).trim())
+  return { header, rows: rest.slice(0, -1).map(cells), footer: rest.at(-1) ?? '' }
+}
+
+beforeAll(assertBuilt)
+afterAll(cleanupProjects)
+
+describe('fw routes:list', () => {
+  let dir: string
+
+  beforeAll(() => {
+    dir = makeProject({ 'routes.mjs': ROUTES })
+  })
+
+  it('prints a table with a row per route, group middleware first', async () => {
+    const { code, stdout, stderr } = await runFw(['routes:list', '--routes', 'routes.mjs'], {
+      cwd: dir,
+    })
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    const table = parseTable(stdout)
+    expect(table.header.split(/\s+/)).toEqual(HEADER)
+    expect(table.rows).toEqual([
+      ['GET', '*', '/', 'home', '', 'home()'],
+      [
+        'GET',
+        '*',
+        '/api/v1/users/{id:int}',
+        'v1.users.show',
+        'auth, throttle:5,60',
+        'UsersController@show',
+      ],
+      ['POST', '*', '/api/v1/users', '', 'auth', 'UsersController@store'],
+      ['GET', '{account}.example.com', '/whoami', '', '', 'closure'],
+    ])
+    expect(table.footer).toBe('4 routes')
+  })
+
+  it('prints the same routes as a JSON array with --json', async () => {
+    const { code, stdout } = await runFw(['routes:list', '--routes', 'routes.mjs', '--json'], {
+      cwd: dir,
+    })
+    expect(code).toBe(0)
+    expect(JSON.parse(stdout)).toEqual([
+      { method: 'GET', host: '', path: '/', name: 'home', middleware: [], handler: 'home()' },
+      {
+        method: 'GET',
+        host: '',
+        path: '/api/v1/users/{id:int}',
+        name: 'v1.users.show',
+        middleware: ['auth', 'throttle:5,60'],
+        handler: 'UsersController@show',
+      },
+      {
+        method: 'POST',
+        host: '',
+        path: '/api/v1/users',
+        name: '',
+        middleware: ['auth'],
+        handler: 'UsersController@store',
+      },
+      {
+        method: 'GET',
+        host: '{account}.example.com',
+        path: '/whoami',
+        name: '',
+        middleware: [],
+        handler: 'closure',
+      },
+    ])
+  })
+
+  it('exits 1 with the error line on invalid routes and prints no table', async () => {
+    const bad = makeProject({
+      'routes.ts': `export default (r) => {\n  r.get('/', () => 'home')\n  r.get('/me', () => 'me', { middleware: 'auht' })\n}\n`,
+    })
+    const { code, stdout, stderr } = await runFw(['routes:list', '--routes', 'routes.ts'], {
+      cwd: bad,
+    })
+    expect(code).toBe(1)
+    expect(stdout).toBe('')
+    expect(lines(stderr)).toEqual([
+      expect.stringMatching(
+        /^error routes\.ts:3:\d+: GET \/me: unknown middleware alias "auht" \[FW_MIDDLEWARE_INVALID\]$/,
+      ),
+      expect.stringMatching(/^ {2}hint: /),
+    ])
+  })
+})

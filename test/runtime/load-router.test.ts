@@ -1,0 +1,169 @@
+/**
+ * loadRouter() serves a cache built by the real CLI, and refuses one that is missing, of another
+ * format, or built from other routes: a stale cache is never used silently.
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Registrar } from '../../src/define/registrar.js'
+import { isCacheFresh, loadRouter } from '../../src/runtime/load-router.js'
+import { FwError } from '../../src/shared/errors.js'
+import { assertBuilt, cleanupProjects, makeProject, runFw, writeFiles } from '../support/project.js'
+
+const HANDLERS = `export const home = () => 'home'
+export const showUser = () => 'user'
+`
+
+const ROUTES = `import { home, showUser } from './handlers.mjs'
+
+export default (r) => {
+  r.get('/', home, 'home')
+  r.group({ prefix: '/users', name: 'users.', middleware: ['auth'] }, (r) => {
+    r.get('/{id:int}', showUser, 'show')
+  })
+}
+`
+
+type Register = (r: Registrar) => void
+const noop = (): string => 'noop'
+
+/** The same routes as ROUTES, with one thing changed. */
+const CHANGED: Record<string, Register> = {
+  'a route is added': (r) => {
+    r.get('/', noop, 'home')
+    r.group({ prefix: '/users', name: 'users.', middleware: ['auth'] }, (r) => {
+      r.get('/{id:int}', noop, 'show')
+    })
+    r.get('/about', noop, 'about')
+  },
+  'a route is renamed': (r) => {
+    r.get('/', noop, 'index')
+    r.group({ prefix: '/users', name: 'users.', middleware: ['auth'] }, (r) => {
+      r.get('/{id:int}', noop, 'show')
+    })
+  },
+  'a middleware changes': (r) => {
+    r.get('/', noop, 'home')
+    r.group({ prefix: '/users', name: 'users.', middleware: ['auth', 'throttle:5,60'] }, (r) => {
+      r.get('/{id:int}', noop, 'show')
+    })
+  },
+}
+
+const STALE = {
+  code: 'FW_CACHE_STALE',
+  hint: expect.stringContaining('fw route:cache build'),
+}
+
+beforeAll(assertBuilt)
+afterAll(cleanupProjects)
+
+describe('loadRouter', () => {
+  let dir: string
+  let cache: string
+  let register: Register
+
+  beforeAll(async () => {
+    dir = makeProject({ 'handlers.mjs': HANDLERS, 'routes.mjs': ROUTES })
+    cache = join(dir, 'cache')
+    const built = await runFw(
+      ['route:cache', 'build', '--routes', 'routes.mjs', '--cache', 'cache'],
+      { cwd: dir },
+    )
+    expect(built.code, built.stderr).toBe(0)
+    register = (
+      (await import(pathToFileURL(join(dir, 'routes.mjs')).href)) as { default: Register }
+    ).default
+  })
+
+  it('matches and generates URLs with the routes the cache was built from', async () => {
+    const router = await loadRouter(cache, { register })
+    expect(router.match('GET', '/users/42')).toMatchObject({
+      route: { name: 'users.show', middleware: ['auth'] },
+      params: { id: 42 },
+    })
+    expect(router.match('GET', '/users/x')).toEqual({ status: 404 })
+    expect(router.urlFor('users.show', { id: 7 }, { tab: 'a' })).toBe('/users/7?tab=a')
+    expect(router.records?.map((r) => r.name)).toEqual(['home', 'users.show'])
+    expect(router.manifest.routeCount).toBe(2)
+  })
+
+  it('loads without a routes function (no fingerprint check)', async () => {
+    const router = await loadRouter(cache)
+    expect(router.routes.map((r) => r.path)).toEqual(['/', '/users/{id:int}'])
+    expect(router.records).toBeNull()
+  })
+
+  it.each(Object.keys(CHANGED))(
+    'refuses a stale cache when %s, naming the rebuild command',
+    async (change) => {
+      const error = await loadRouter(cache, { register: CHANGED[change]! }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(FwError)
+      expect(error).toMatchObject(STALE)
+    },
+  )
+
+  it('reports FW_CACHE_MISSING when nothing was built', async () => {
+    const error = await loadRouter(join(dir, 'never-built'), { register }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(FwError)
+    expect(error).toMatchObject({
+      code: 'FW_CACHE_MISSING',
+      hint: expect.stringContaining('fw route:cache build'),
+    })
+  })
+
+  it('refuses a manifest of another format version as stale', async () => {
+    const other = makeProject({ 'routes.mjs': ROUTES, 'handlers.mjs': HANDLERS })
+    expect(
+      (
+        await runFw(['route:cache', 'build', '--routes', 'routes.mjs', '--cache', 'cache'], {
+          cwd: other,
+        })
+      ).code,
+    ).toBe(0)
+    const file = join(other, 'cache', 'manifest.json')
+    const manifest = JSON.parse(readFileSync(file, 'utf8')) as { formatVersion: number }
+    writeFileSync(file, JSON.stringify({ ...manifest, formatVersion: manifest.formatVersion + 1 }))
+
+    const error = await loadRouter(join(other, 'cache'), { register }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(FwError)
+    expect(error).toMatchObject(STALE)
+    expect(isCacheFresh(join(other, 'cache'))).toBe(false)
+  })
+})
+
+describe('isCacheFresh', () => {
+  it('is true after a build and false once the routes file changes', async () => {
+    const dir = makeProject({ 'handlers.mjs': HANDLERS, 'routes.mjs': ROUTES })
+    const cache = join(dir, 'cache')
+    expect(isCacheFresh(cache)).toBe(false)
+    expect(
+      (
+        await runFw(['route:cache', 'build', '--routes', 'routes.mjs', '--cache', 'cache'], {
+          cwd: dir,
+        })
+      ).code,
+    ).toBe(0)
+    expect(isCacheFresh(cache)).toBe(true)
+
+    writeFiles(dir, { 'routes.mjs': ROUTES.replace("'home')", "'start')") })
+    expect(isCacheFresh(cache)).toBe(false)
+  })
+
+  it('is false once a module the routes file imports changes', async () => {
+    const dir = makeProject({ 'handlers.mjs': HANDLERS, 'routes.mjs': ROUTES })
+    const cache = join(dir, 'cache')
+    expect(
+      (
+        await runFw(['route:cache', 'build', '--routes', 'routes.mjs', '--cache', 'cache'], {
+          cwd: dir,
+        })
+      ).code,
+    ).toBe(0)
+    expect(isCacheFresh(cache)).toBe(true)
+
+    writeFiles(dir, { 'handlers.mjs': HANDLERS + `export const extra = () => 'extra'\n` })
+    expect(isCacheFresh(cache)).toBe(false)
+  })
+})
