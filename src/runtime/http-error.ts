@@ -1,0 +1,69 @@
+/**
+ * Typed HTTP errors. Middleware, handlers and the kernel throw them; the error boundary renders
+ * their status, public message and headers. Only `expose`d messages reach the client (4xx by
+ * default); a 5xx shows a generic message and its details go to the log.
+ */
+import { STATUS_CODES } from 'node:http'
+
+export type HeaderMap = Record<string, string | string[]>
+
+export interface HttpErrorOptions {
+  message?: string
+  headers?: HeaderMap
+  /** Whether `message` may be shown to the client; default: status < 500. */
+  expose?: boolean
+  cause?: unknown
+  /** Extra JSON fields for the error body (e.g. `error_description`, `path`). */
+  body?: Record<string, unknown>
+}
+
+/**
+ * An error that maps to an HTTP response.
+ * @example
+ * throw new HttpError(409, { message: 'Email already registered' })
+ * throw forbidden('Admins only')
+ */
+export class HttpError extends Error {
+  readonly status: number
+  readonly headers: HeaderMap
+  readonly expose: boolean
+  readonly body: Record<string, unknown> | undefined
+
+  constructor(status: number, options: HttpErrorOptions = {}) {
+    super(options.message ?? STATUS_CODES[status] ?? 'Error', options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = 'HttpError'
+    this.status = status
+    this.headers = options.headers ?? {}
+    this.expose = options.expose ?? status < 500
+    this.body = options.body
+  }
+
+  /** The message a client may see. */
+  get publicMessage(): string {
+    return this.expose ? this.message : (STATUS_CODES[this.status] ?? 'Error')
+  }
+}
+
+type Factory = (message?: string, options?: Omit<HttpErrorOptions, 'message'>) => HttpError
+const factory =
+  (status: number): Factory =>
+  (message, options = {}) =>
+    new HttpError(status, { ...options, ...(message === undefined ? {} : { message }) })
+
+export const badRequest = factory(400)
+export const unauthorized = factory(401)
+export const forbidden = factory(403)
+export const notFound = factory(404)
+export const conflict = factory(409)
+export const gone = factory(410)
+export const payloadTooLarge = factory(413)
+export const unsupportedMediaType = factory(415)
+export const unprocessable = factory(422)
+export const tooManyRequests = factory(429)
+export const internalError = factory(500)
+export const serviceUnavailable = factory(503)
+
+/** 405 with the `Allow` header listing the methods the path does answer. */
+export function methodNotAllowed(allow: readonly string[], message?: string): HttpError {
+  return new HttpError(405, { ...(message ? { message } : {}), headers: { allow: allow.join(', ') } })
+}

@@ -1,0 +1,94 @@
+/**
+ * Responses. Handlers return one of these (or plain data, answered as JSON); middleware may
+ * derive new ones with `withHeader`. Bodies are a string, bytes, a readable stream or nothing;
+ * views are rendered by the kernel's view engine when the response is sent.
+ */
+import type { Readable } from 'node:stream'
+import type { HeaderMap } from './http-error.js'
+
+export type Body = string | Uint8Array | Readable | null
+
+/**
+ * An HTTP response: status, lowercase headers, body.
+ * @example
+ * return new FwResponse(202, { 'content-type': 'text/plain' }, 'queued')
+ */
+export class FwResponse {
+  readonly status: number
+  readonly headers: Readonly<HeaderMap>
+  readonly body: Body
+  /** A view to render instead of `body` (see `view()`). */
+  readonly view: { name: string; data: Record<string, unknown> } | null
+
+  constructor(status: number, headers: HeaderMap = {}, body: Body = null, view: FwResponse['view'] = null) {
+    this.status = status
+    this.headers = lowerKeys(headers)
+    this.body = body
+    this.view = view
+  }
+
+  /** A copy with one header set (replacing any previous value of that name). */
+  withHeader(name: string, value: string | string[]): FwResponse {
+    return new FwResponse(this.status, { ...this.headers, [name.toLowerCase()]: value }, this.body, this.view)
+  }
+
+  /** A copy with several headers set. */
+  withHeaders(headers: HeaderMap): FwResponse {
+    return new FwResponse(this.status, { ...this.headers, ...lowerKeys(headers) }, this.body, this.view)
+  }
+
+  withStatus(status: number): FwResponse {
+    return new FwResponse(status, { ...this.headers }, this.body, this.view)
+  }
+
+  header(name: string): string | undefined {
+    const value = this.headers[name.toLowerCase()]
+    return Array.isArray(value) ? value.join(', ') : value
+  }
+}
+
+/**
+ * JSON of `data` with `status`.
+ * @example
+ * return json({ id: 1 }, 201)
+ */
+export function json(data: unknown, status = 200, headers: HeaderMap = {}): FwResponse {
+  return new FwResponse(status, { 'content-type': 'application/json; charset=utf-8', ...headers }, JSON.stringify(data) ?? 'null')
+}
+
+/** Any body with status and headers (text/plain unless a content-type is given). */
+export function create(body: Body = '', status = 200, headers: HeaderMap = {}): FwResponse {
+  const typed = Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')
+  return new FwResponse(status, typed ? headers : { 'content-type': 'text/plain; charset=utf-8', ...headers }, body)
+}
+
+/** 204 No Content. */
+export function noContent(headers: HeaderMap = {}): FwResponse {
+  return new FwResponse(204, headers, null)
+}
+
+/** A redirect (302 unless told otherwise) to `url`. */
+export function redirect(url: string, status = 302, headers: HeaderMap = {}): FwResponse {
+  if (/[\r\n]/.test(url)) throw new TypeError('redirect URL must not contain line breaks')
+  return new FwResponse(status, { location: url, ...headers }, null)
+}
+
+/** A streamed body (sent with chunked transfer encoding). */
+export function stream(body: Readable, status = 200, headers: HeaderMap = {}): FwResponse {
+  return new FwResponse(status, { 'content-type': 'application/octet-stream', ...headers }, body)
+}
+
+/**
+ * A view rendered by the kernel's view engine (HTML-escaping by default).
+ * @example
+ * return view('hello', { name: '<b>Ada</b>' }) // views/hello.html: <p>Hello {{ name }}</p>
+ */
+export function view(name: string, data: Record<string, unknown> = {}, status = 200): FwResponse {
+  return new FwResponse(status, { 'content-type': 'text/html; charset=utf-8' }, null, { name, data })
+}
+
+function lowerKeys(headers: HeaderMap): HeaderMap {
+  const out: HeaderMap = {}
+  for (const name of Object.keys(headers)) out[name.toLowerCase()] = headers[name]!
+  return out
+}
