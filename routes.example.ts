@@ -1,55 +1,115 @@
 /**
- * The example application's routes (DESIGN.md, "The example application"): every registration
- * form and parameter type of the router. Handlers receive the request first, then the route
- * parameters; they return plain data, which the runtime answers as JSON.
+ * The example application (DESIGN.md, "The example application"): every feature of the router
+ * and the runtime. Serve it with
  *
- *   npx fw route:cache build --routes routes.example.ts
- *   npx fw routes:list --routes routes.example.ts
+ *   npx fw serve --routes routes.example.ts
+ *
+ * Handlers receive the request first, then the route parameters (domain placeholders included);
+ * they return plain data (answered as JSON), a response, or throw a typed HTTP error.
  */
-import { defineRoutes } from 'fw'
+import {
+  defineRoutes,
+  HttpError,
+  json,
+  noContent,
+  temporaryUrlFor,
+  unsupportedMediaType,
+  urlFor,
+  type FwRequest,
+} from 'fw'
 
-type Request = unknown
+const showUser = (version: string) => (_req: FwRequest, id: number) => ({ id, version })
+const echoParam = (name: string) => (_req: FwRequest, value: string | number | null) => ({ [name]: value })
 
-const showUser = (version: string) => (_req: Request, id: number) => ({ id, version })
-const echo = (name: string) => (_req: Request, value: string | number | null) => ({ [name]: value })
+const BODY_TYPES = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']
+
+/** Echoes the method, parsed input, query and uploaded files; other body types get 415. */
+function echo(req: FwRequest) {
+  const type = req.getHeaderLine('content-type').split(';')[0]!.trim().toLowerCase()
+  const bodyless = type === '' && req.getContent() === ''
+  if (!bodyless && !BODY_TYPES.includes(type)) throw unsupportedMediaType(`Unsupported media type "${type || 'none'}"`)
+  const files = Object.entries(req.files()).flatMap(([field, value]) =>
+    (Array.isArray(value) ? value : [value]).map((file) => ({
+      field,
+      name: file.getClientFilename(),
+      size: file.getSize(),
+      type: file.getClientMediaType(),
+    })),
+  )
+  return { method: req.getMethod(), type: bodyless ? null : type, input: req.input(), query: req.query(), files }
+}
 
 class ResourceController {
-  store(): { created: boolean } {
-    return { created: true }
+  store(req: FwRequest) {
+    const id = 1
+    const location = urlFor('demo.resource.show', { id })
+    return json({ id, name: req.input('name'), created: true }, 201, { location })
   }
-  options(): { methods: string[] } {
-    return { methods: ['POST', 'OPTIONS'] }
+  show(_req: FwRequest, id: number) {
+    return { id }
+  }
+  options() {
+    return noContent({ allow: 'OPTIONS, POST', 'access-control-allow-methods': 'OPTIONS, POST' })
   }
 }
 
 export default defineRoutes((r) => {
   // Versioning: the same handlers side by side under /api/v1 and /api/v2 (spec "Versioning").
-  r.group({ prefix: '/api/v1', name: 'v1.', middleware: ['throttle:60,60'] }, (r) => {
+  r.group({ prefix: '/api/v1', name: 'v1.' }, (r) => {
     r.get('/users/{id:int}', showUser('v1'), 'users.show')
-    r.get('/limited', () => ({ limited: true }), 'limited').withMiddleware('throttle:5,60')
   })
   r.group('/api/v2', null, [], 'v2.', (r) => {
     r.get('/users/{id:int}', showUser('v2')).withName('users.show')
   })
 
-  // Showcase: each parameter form echoes what it received.
+  // Showcase: each answers JSON that echoes what it received.
   r.group({ prefix: '/demo', name: 'demo.' }, (r) => {
-    r.get('/int/{id:int}', echo('id'), 'int')
-    r.get('/slug/{slug:slug}', echo('slug'), 'slug')
-    r.get('/uuid/{id:uuid}', echo('id'), 'uuid')
-    r.get('/hex/{value:hex}', echo('value'), 'hex')
-    r.get('/code/{code:[A-Z]{3}}', echo('code'), 'code')
-    r.get('/optional/{name?}', echo('name'), 'optional')
+    r.get('/int/{id:int}', echoParam('id'), 'int')
+    r.get('/slug/{slug:slug}', echoParam('slug'), 'slug')
+    r.get('/uuid/{id:uuid}', echoParam('id'), 'uuid')
+    r.get('/hex/{value:hex}', echoParam('value'), 'hex')
+    r.get('/code/{code:[A-Z]{3}}', echoParam('code'), 'code')
+    r.get('/optional/{name?}', echoParam('name'), 'optional')
+    for (const verb of ['post', 'put', 'patch', 'delete'] as const) r[verb]('/echo', echo, `echo.${verb}`)
     r.post('/resource', [ResourceController, 'store'], { name: 'resource.store' })
+    r.get('/resource/{id:int}', [ResourceController, 'show'], 'resource.show')
     r.options('/resource', [ResourceController, 'options'], 'resource.options')
-    r.get('/files/{path:.*}', echo('path'), 'files')
+    r.get('/url/{id:int}', (_req: FwRequest, id: number) => ({
+      relative: urlFor('demo.url', { id }, { tab: 'posts' }),
+      absolute: urlFor('demo.url', { id }, { tab: 'posts' }, true),
+    }), 'url')
+    r.get('/sign/{id:int}', (_req: FwRequest, id: number) => ({
+      url: temporaryUrlFor('demo.signed', { id }, {}, 300),
+    }), 'sign')
+    r.get('/signed/{id:int}', (_req: FwRequest, id: number) => ({ id, signed: true }), {
+      name: 'signed',
+      middleware: ['verifySignedUrl'],
+    })
+    r.get('/error/{code:int}', (_req: FwRequest, code: number) => {
+      throw new HttpError(code >= 400 && code <= 599 ? code : 400)
+    }, 'error')
+    r.get('/crash', () => {
+      throw new Error('boom: this message must never reach the client')
+    }, 'crash')
+    r.get('/negotiate', (req: FwRequest) => ({
+      type: req.getAttribute('negotiated.type'),
+      charset: req.getAttribute('negotiated.charset'),
+      locale: req.getAttribute('locale'),
+    }), { name: 'negotiate', middleware: ['negotiate'] })
+    r.get('/attributes', (req: FwRequest) => ({
+      client_ip: req.getAttribute('client_ip'),
+      request_id: req.getAttribute('request_id'),
+      trace_id: req.getAttribute('trace.trace_id'),
+      route: req.getAttribute('route.name'),
+    }), 'attributes')
+    r.get('/files/{path:.*}', echoParam('path'), 'files')
   })
 
   // A domain group: the {account} placeholder reaches the handler like a path parameter.
   r.group({ domain: '{account}.localhost', name: 'tenant.' }, (r) => {
-    r.get('/whoami', (_req: Request, account: string) => ({ account }), 'whoami')
+    r.get('/whoami', (_req: FwRequest, account: string) => ({ account }), 'whoami')
   })
 
-  // Last, the catch-all fallback.
-  r.get('/{path:.*}', (_req: Request, path: string) => ({ error: 'Not Found', path: `/${path}` }), 'fallback')
+  // Last, the catch-all fallback: 404 {error, path}.
+  r.get('/{path:.*}', (req: FwRequest) => json({ error: 'Not Found', path: req.getPath() }, 404), 'fallback')
 })

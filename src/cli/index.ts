@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander'
 import { readFileSync } from 'node:fs'
 import { registerRouteCacheCommands } from './commands/route-cache.js'
 import { registerRoutesListCommand } from './commands/routes-list.js'
+import { registerServeCommand } from './commands/serve.js'
 import { isDebug, printError, stdio, type Output } from './output.js'
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -25,6 +26,7 @@ export function createProgram(output: Output = stdio): Command {
     .exitOverride()
   registerRouteCacheCommands(program, output)
   registerRoutesListCommand(program, output)
+  registerServeCommand(program, output)
   return program
 }
 

@@ -68,19 +68,18 @@ function analyzeRoute(
   aliases: ReadonlySet<string>,
   regexOrder: Map<string, number>,
 ): AnalyzedRoute {
-  const where = record.location
   checkHandler(record)
   for (const ref of record.middleware) {
     if (typeof ref === 'function') continue
     const problem = typeof ref === 'string' ? checkAlias(ref, aliases) : 'middleware must be an alias string or a function'
     if (problem !== null) {
-      throw fail('FW_MIDDLEWARE_INVALID', `${label(record)}: ${problem}`, where, middlewareHint(aliases))
+      throw fail('FW_MIDDLEWARE_INVALID', `${label(record)}: ${problem}`, record.location, middlewareHint(aliases))
     }
   }
-  const segments = withLocation(where, () => parsePath(record.path))
-  const hostSegments = record.host === null ? null : withLocation(where, () => parseHost(record.host!))
+  const segments = withLocation(record, () => parsePath(record.path))
+  const hostSegments = record.host === null ? null : withLocation(record, () => parseHost(record.host!))
   if (hostSegments) {
-    withLocation(where, () => checkUniqueNames(`${record.host}${record.path}`, [...hostSegments, ...segments]))
+    withLocation(record, () => checkUniqueNames(`${record.host}${record.path}`, [...hostSegments, ...segments]))
   }
   const route: AnalyzedRoute = { record, segments, hostSegments, variants: [] }
   route.variants = expandOptionals(segments).map(({ segments: shape, absent }) => ({
@@ -230,13 +229,13 @@ function keyText(key: SegmentKey): string {
   return `${key.rank}:${key.order}:${key.literal}`
 }
 
-function withLocation<T>(location: SourceLocation | undefined, run: () => T): T {
+/** Runs `run`, giving an FwError without a location the route's (read only then: it is lazy). */
+function withLocation<T>(record: RouteRecord, run: () => T): T {
   try {
     return run()
   } catch (error) {
-    if (error instanceof FwError && !error.location && location) {
-      throw new FwError(error.code, error.message, { hint: error.hint ?? '', location })
-    }
+    const location = error instanceof FwError && !error.location ? record.location : undefined
+    if (location) throw new FwError((error as FwError).code, (error as FwError).message, { hint: (error as FwError).hint ?? '', location })
     throw error
   }
 }
@@ -247,7 +246,7 @@ function fail(code: ErrorCode, message: string, location: SourceLocation | undef
 
 function middlewareHint(aliases: ReadonlySet<string>): string {
   const custom = aliases.size ? `, or your own: ${[...aliases].join(', ')}` : ''
-  return `Built-in aliases: auth, throttle:<max>,<seconds>, role:<roles>, verifySignedUrl${custom}. Register others with r.alias(name, fn).`
+  return `Built-in aliases: auth, throttle:<max>,<seconds>, role:<roles>, verifySignedUrl, negotiate${custom}. Register others with r.alias(name, fn).`
 }
 
 function label(record: RouteRecord): string {

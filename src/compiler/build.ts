@@ -7,12 +7,12 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { CACHE_FORMAT_VERSION, GENERATION_PREFIX, type Manifest } from '../shared/cache-format.js'
 import { fingerprintRoutes, type RouteRecord } from '../shared/route-record.js'
-import { analyzeRoutes, type RouteTable } from './analyze.js'
+import { analyzeRoutes, type HostGroup, type RouteTable } from './analyze.js'
 import { BANNER } from './emit/code.js'
-import { emitIndexModule, emitNamesModule, emitRoutesModule, hostParamFields, type PlannedGroup } from './emit/modules.js'
+import { emitIndexModule, emitNamesModule, emitRoutesFiles, hostParamFields, type PlannedGroup } from './emit/modules.js'
 import { emitShard, planShards } from './emit/shards.js'
 import { emitTypes } from './emit/types.js'
-import { buildMethodTables } from './trie.js'
+import { buildMethodTables, type MethodTable } from './trie.js'
 
 const HELPERS_TEMPLATE = fileURLToPath(new URL('../../templates/cache/helpers.mjs', import.meta.url))
 
@@ -48,7 +48,9 @@ export function buildRouter(records: readonly RouteRecord[], options: BuildOptio
   const groups: PlannedGroup[] = table.hosts.map((host, i) => {
     const routes = table.routes.filter((r) => r.record.host === host.pattern)
     const prefix = host.pattern === null ? '' : `${host.pattern}.`
-    return { host, id: `g${i}`, shards: planShards(buildMethodTables(routes), prefix, taken) }
+    const tables = buildMethodTables(routes)
+    const inlined = new Map(tables.filter((t) => inlineStatics(host, t)).map((t) => [t.method, t.statics]))
+    return { host, id: `g${i}`, inlined, shards: planShards(tables, prefix, taken, new Set(inlined.keys())) }
   })
   const files = new Map<string, string>()
   for (const group of groups) {
@@ -56,7 +58,9 @@ export function buildRouter(records: readonly RouteRecord[], options: BuildOptio
     const hostLabel = group.host.pattern ?? 'any'
     for (const shard of group.shards) files.set(`${shard.file}.mjs`, emitShard(shard, { hostLabel, hostParams }))
   }
-  files.set('__routes.mjs', emitRoutesModule(table.routes))
+  const routesFiles = emitRoutesFiles(table.routes)
+  files.set('__routes.json', routesFiles.json)
+  files.set('__routes.mjs', routesFiles.module)
   files.set('__names.mjs', emitNamesModule(table.routes))
   files.set('__helpers.mjs', readFileSync(HELPERS_TEMPLATE, 'utf8'))
   files.set('index.mjs', emitIndexModule(groups, fingerprint, CACHE_FORMAT_VERSION))
@@ -82,6 +86,16 @@ export function buildRouter(records: readonly RouteRecord[], options: BuildOptio
     builtAt: now.toISOString(),
   }
   return { generation, files, entry: emitEntry(generation), types: emitTypes(table), manifest, table }
+}
+
+// Up to this many static paths of one method are matched by one switch in index.mjs (no shard
+// call); more would make that function too large for V8 to optimise (~60 KB of bytecode).
+const INLINE_STATICS_MAX = 256
+
+/** Static paths go in index.mjs for real methods of groups whose results need no host params. */
+function inlineStatics(host: HostGroup, table: MethodTable): boolean {
+  const hostParams = host.segments.some((s) => s.kind === 'param')
+  return table.method !== 'ANY' && !hostParams && table.statics.size > 0 && table.statics.size <= INLINE_STATICS_MAX
 }
 
 function emitEntry(generation: string): string {

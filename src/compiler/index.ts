@@ -9,6 +9,7 @@ import { relative, resolve } from 'node:path'
 import type { Manifest } from '../shared/cache-format.js'
 import { FwError } from '../shared/errors.js'
 import { displayPath } from '../define/location.js'
+import type { Registrar } from '../define/registrar.js'
 import { buildRouter } from './build.js'
 import { loadRoutesFile } from './load-routes.js'
 import { writeCache } from './write-cache.js'
@@ -20,6 +21,8 @@ export { analyzeRoutes } from './analyze.js'
 
 export interface BuildCacheResult {
   manifest: Manifest
+  /** The routes file's default export, as loaded for this build. */
+  register: (r: Registrar) => void
   written: boolean
   milliseconds: number
 }
@@ -28,7 +31,7 @@ export interface BuildCacheResult {
 export async function buildCache(options: { routesFile: string; cacheDir: string }): Promise<BuildCacheResult> {
   const started = performance.now()
   const cacheDir = resolve(options.cacheDir)
-  const { registrar, inputs, file } = await loadRoutesFile(options.routesFile)
+  const { registrar, register, inputs, file } = await loadRoutesFile(options.routesFile)
   const relativeInputs = Object.fromEntries(
     Object.entries(inputs).map(([path, hash]) => [relative(cacheDir, path), hash]),
   )
@@ -36,7 +39,7 @@ export async function buildCache(options: { routesFile: string; cacheDir: string
     buildRouter(registrar.routes, { aliases: new Set(registrar.aliases.keys()), inputs: relativeInputs }),
   )
   const { written, manifest } = await writeCache(cacheDir, output)
-  return { manifest, written, milliseconds: performance.now() - started }
+  return { manifest, written, register, milliseconds: performance.now() - started }
 }
 
 /** Errors about the table as a whole (an empty one) carry no route's location: name the file. */

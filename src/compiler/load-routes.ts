@@ -11,6 +11,8 @@ import { importModule } from './import-module.js'
 
 export interface LoadedRoutes {
   registrar: Registrar
+  /** The routes file's default export, to boot a kernel with. */
+  register: (r: Registrar) => void
   /** sha256 of every local source file the routes file was built from, by absolute path. */
   inputs: Record<string, string>
   file: string
@@ -42,7 +44,8 @@ export async function loadRoutesFile(routesFile: string): Promise<LoadedRoutes> 
       location: { file: displayPath(file), line: 1, column: 1 },
     })
   }
-  return { registrar: runRegister(file, register as (r: Registrar) => void), inputs: imported.inputs, file }
+  const fn = register as (r: Registrar) => void
+  return { registrar: runRegister(file, fn), register: fn, inputs: imported.inputs, file }
 }
 function runRegister(file: string, register: (r: Registrar) => void): Registrar {
   const registrar = new Registrar({ captureLocations: true })

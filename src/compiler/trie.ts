@@ -16,25 +16,32 @@ export interface TrieNode {
   children: TrieNode[]
 }
 
+/** A method, or ANY: every route whatever its method (answers "does any method match?"). */
+export type MethodKey = HttpMethod | 'ANY'
+
+/** The order tables are emitted in (ANY last: it only serves misses). */
+export const METHOD_KEYS: readonly MethodKey[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'ANY']
+
 export interface MethodTable {
-  method: HttpMethod
+  method: MethodKey
   /** Fully static variants by request path ('/' for the root). */
   statics: Map<string, Variant>
   root: TrieNode
 }
 
-/** Builds the tables of every method that has routes in `routes` (one host group). */
+/** Builds the tables of every method that has routes in `routes` (one host group), and ANY. */
 export function buildMethodTables(routes: readonly AnalyzedRoute[]): MethodTable[] {
-  const byMethod = new Map<HttpMethod, Variant[]>()
+  const byMethod = new Map<MethodKey, Variant[]>()
   for (const route of routes) {
     const list = byMethod.get(route.record.method) ?? []
     list.push(...route.variants)
     byMethod.set(route.record.method, list)
   }
+  byMethod.set('ANY', routes.flatMap((r) => r.variants))
   return [...byMethod].map(([method, variants]) => buildMethodTable(method, variants))
 }
 
-function buildMethodTable(method: HttpMethod, variants: Variant[]): MethodTable {
+function buildMethodTable(method: MethodKey, variants: Variant[]): MethodTable {
   const statics = new Map<string, Variant>()
   const root: TrieNode = { key: null, segment: null, terminal: null, children: [] }
   const sorted = [...variants].sort(

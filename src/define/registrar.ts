@@ -155,9 +155,9 @@ export class Registrar {
     handler: HandlerRef,
     nameOrOptions: string | RouteOptions | null | undefined,
   ): Route {
-    const location = this.#captureLocations ? captureLocation() : undefined
+    const where = this.#captureLocations ? captureLocation() : null
     if (typeof path !== 'string') {
-      throw this.#error('FW_PATTERN_INVALID', `${method} route path must be a string`, 'Write the path as "/users/{id}".', location)
+      throw this.#error('FW_PATTERN_INVALID', `${method} route path must be a string`, 'Write the path as "/users/{id}".', where?.())
     }
     const scope = this.#scope
     const options = typeof nameOrOptions === 'string' ? { name: nameOrOptions } : (nameOrOptions ?? {})
@@ -170,8 +170,10 @@ export class Registrar {
       middleware: [...scope.middleware, ...toList(options.middleware)],
       handler,
       scopes: scope.chain,
-      location,
+      location: undefined,
     }
+    // Resolved on first read: only routes named in an error message pay for a line number.
+    if (where) Object.defineProperty(record, 'location', { get: where, enumerable: true })
     this.routes.push(record)
     return new Route(record, scope.namePrefix)
   }
@@ -179,7 +181,7 @@ export class Registrar {
   #error(code: 'FW_PATTERN_INVALID', message: string, hint: string, location?: SourceLocation): FwError {
     return new FwError(code, message, {
       hint,
-      location: location ?? (this.#captureLocations ? captureLocation() : undefined),
+      location: location ?? (this.#captureLocations ? captureLocation()() : undefined),
     })
   }
 }

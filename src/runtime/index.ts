@@ -1,3 +1,35 @@
-/** The production runtime: loads the compiled cache. No compiler, bundler or CLI library here. */
+/**
+ * The production runtime: kernel, request, responses, errors, built-in middleware and the cache
+ * loader. No compiler, bundler or CLI library is reachable from here (a test walks the imports).
+ */
+export { Kernel, currentRequest } from './kernel.js'
+export type { KernelOptions, ServiceProvider, Env } from './kernel.js'
+export { Container } from './container.js'
+export { createListener } from './node-adapter.js'
+export { FwResponse, json, create, noContent, redirect, stream, view } from './response.js'
+export {
+  HttpError,
+  badRequest,
+  unauthorized,
+  forbidden,
+  notFound,
+  methodNotAllowed,
+  conflict,
+  gone,
+  payloadTooLarge,
+  unsupportedMediaType,
+  unprocessable,
+  tooManyRequests,
+  internalError,
+  serviceUnavailable,
+} from './http-error.js'
+export type { HttpErrorOptions, HeaderMap } from './http-error.js'
+export { renderError, type ErrorRenderer, type ErrorContext } from './error-boundary.js'
+export { UrlSigner, type PayloadMode } from './signed-url.js'
+export { urlFor, signedUrlFor, temporaryUrlFor, temporaryUrlUntil } from './app.js'
+export { TemplateViews, escapeHtml } from './views.js'
+export { createLogger, silentLogger } from './logger.js'
 export { loadRouter, isCacheFresh } from './load-router.js'
 export type { CompiledRouter, MatchResult, RouteInfo } from './load-router.js'
+export { FwRequest } from './request/request.js'
+export type { Middleware, MiddlewareFactory, Next, Logger, ViewEngine, RequestOptions, BodyLimits, KernelServices } from './types.js'

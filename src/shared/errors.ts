@@ -37,6 +37,8 @@ export const ERROR_CODES = {
   FW_CACHE_UNSAFE_DIR: 'The cache directory is not a safe place to write or delete',
   FW_URL_UNKNOWN_ROUTE: 'urlFor was given an unknown route name',
   FW_URL_PARAM: 'urlFor was given a missing, unknown or invalid parameter',
+  FW_SERVE_PORT: 'The port to serve on is already in use',
+  FW_SERVE_CONFIG: 'The server cannot start with this configuration',
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

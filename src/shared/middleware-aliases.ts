@@ -30,6 +30,7 @@ export const BUILTIN_ALIASES: Readonly<Record<string, ParamCheck>> = {
   throttle,
   role: roleList,
   verifySignedUrl: none,
+  negotiate: none,
 }
 
 /**

@@ -147,8 +147,12 @@ function parseParam(pattern: string, inner: string): ParamSegment {
   return { ...base, type: 'regex', regex: spec }
 }
 
+// Regex sources already found valid: route tables repeat the same few constraints.
+const checkedRegexes = new Set<string>()
+
 /** Rejects regexes that do not compile or that can backtrack catastrophically. */
 function checkRegex(pattern: string, name: string, source: string): void {
+  if (checkedRegexes.has(source)) return
   try {
     new RegExp(source)
   } catch (error) {
@@ -166,6 +170,7 @@ function checkRegex(pattern: string, name: string, source: string): void {
       { hint: 'Remove nested quantifiers such as (a+)+ or (a*)*; one level of repetition suffices.' },
     )
   }
+  checkedRegexes.add(source)
 }
 
 function checkSegmentOrder(pattern: string, segments: Segment[]): void {

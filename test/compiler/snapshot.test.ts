@@ -25,6 +25,7 @@ describe('generated code of the tiny fixture', async () => {
       '__helpers.mjs',
       '__names.mjs',
       '__root.mjs',
+      '__routes.json',
       '__routes.mjs',
       '_account_.example.com.whoami.mjs',
       'files.mjs',

@@ -12,8 +12,9 @@ const ROOT = resolve(import.meta.dirname, '../..')
 const ENTRIES = ['src/runtime/index.ts', 'src/index.ts']
 const ALLOWED_PACKAGES = ['jose', 'negotiator', 'proxy-addr', 'busboy', 'ioredis', 'pg', 'better-sqlite3', 'pino']
 const FORBIDDEN_DIRS = ['src/compiler/', 'src/cli/', 'src/serve/']
-// The runtime measured 5 KB minified when this budget was set; raise it deliberately, not silently.
-const BUDGET_BYTES = 40_000
+// The runtime (kernel, request with body parsing, middleware) measured 46 KB minified when this
+// budget was set; raise it deliberately, not silently.
+const BUDGET_BYTES = 64_000
 
 /** Every file reachable through static and dynamic imports, and every bare specifier they import. */
 function walkImports(entry: string): { files: Set<string>; packages: Set<string> } {
@@ -52,14 +53,14 @@ describe('runtime import boundary', () => {
     expect(foreign).toEqual([])
   })
 
-  it('generated cache modules import only their siblings', () => {
+  it('generated cache modules import only their siblings and node built-ins; shards nothing', () => {
     const dir = join(ROOT, 'test/fixtures/tiny/expected')
-    for (const file of ['index.mjs', 'users.mjs', '__dynamic.mjs']) {
-      const source = readFileSync(join(dir, file), 'utf8')
-      const specifiers = [...source.matchAll(/from\s+['"]([^'"]+)['"]/g)].map((m) => m[1]!)
-      expect(specifiers.length).toBeGreaterThan(0)
-      expect(specifiers.filter((s) => !s.startsWith('./'))).toEqual([])
-    }
+    const importsOf = (file: string): string[] =>
+      [...readFileSync(join(dir, file), 'utf8').matchAll(/from\s+['"]([^'"]+)['"]/g)].map((m) => m[1]!)
+    const index = importsOf('index.mjs')
+    expect(index).toContain('./__routes.mjs')
+    expect(index.filter((s) => !s.startsWith('./') && !s.startsWith('node:'))).toEqual([])
+    for (const shard of ['users.mjs', '__dynamic.mjs', 'files.mjs']) expect(importsOf(shard)).toEqual([])
   })
 
   it(`bundles the runtime under ${BUDGET_BYTES / 1000} KB minified`, async () => {

@@ -3,6 +3,8 @@
  * `__routes.mjs` (the route table's metadata) and `__names.mjs` (name → pre-parsed pattern).
  */
 import { HTTP_METHODS, type HttpMethod } from '../../shared/methods.js'
+import type { Variant } from '../analyze.js'
+import { METHOD_KEYS, type MethodKey } from '../trie.js'
 import type { Segment } from '../../shared/pattern.js'
 import { describeHandler, describeMiddleware } from '../../shared/route-record.js'
 import type { AnalyzedRoute, HostGroup } from '../analyze.js'
@@ -14,12 +16,18 @@ export interface PlannedGroup {
   shards: Shard[]
   /** The identifier prefix of this group's functions in index.mjs. */
   id: string
+  /** Static paths matched in index.mjs itself (a switch on the length), by method. */
+  inlined: Map<MethodKey, Map<string, Variant>>
 }
 
-/** `__routes.mjs`: one frozen record per route, in registration order (index = route id). */
-export function emitRoutesModule(routes: readonly AnalyzedRoute[]): string {
-  const rows = routes.map(({ record: r }) => {
-    const fields = {
+/**
+ * `__routes.json` (one route per line) and `__routes.mjs`, which reads it: one frozen record per
+ * route, in registration order (index = route id). Reading JSON is what keeps cold start low
+ * with thousands of routes: V8 parses JSON text several times faster than the same data as code.
+ */
+export function emitRoutesFiles(routes: readonly AnalyzedRoute[]): { json: string; module: string } {
+  const rows = routes.map(({ record: r }) =>
+    JSON.stringify({
       id: r.id,
       method: r.method,
       host: r.host,
@@ -27,18 +35,19 @@ export function emitRoutesModule(routes: readonly AnalyzedRoute[]): string {
       name: r.name,
       middleware: r.middleware.map(describeMiddleware),
       handler: describeHandler(r.handler),
-    }
-    return `  f(${lit(fields)}),`
-  })
-  return [
-    BANNER('The route table: metadata of every route, indexed by route id.'),
-    'const f = (route) => Object.freeze({ ...route, middleware: Object.freeze(route.middleware) })',
+    }),
+  )
+  const module = [
+    BANNER('The route table (metadata of every route, indexed by route id), read from __routes.json.'),
+    `import { readFileSync } from 'node:fs'`,
     '',
-    'export const ROUTES = Object.freeze([',
-    ...rows,
-    '])',
+    'const freeze = (route) => (Object.freeze(route.middleware), Object.freeze(route))',
+    "const text = readFileSync(new URL('./__routes.json', import.meta.url), 'utf8')",
+    '',
+    'export const ROUTES = Object.freeze(JSON.parse(text).map(freeze))',
     '',
   ].join('\n')
+  return { json: `[\n${rows.join(',\n')}\n]\n`, module }
 }
 
 /** `__names.mjs`: for each named route, its host and path as literal parts and parameters. */
@@ -100,32 +109,25 @@ export function hostParamFields(segments: readonly Segment[]): string[] {
 /** `index.mjs`: method dispatch, host groups, first-segment dispatch to shards, 404/405/400. */
 export function emitIndexModule(groups: readonly PlannedGroup[], fingerprint: string, formatVersion: number): string {
   const out = new CodeWriter()
-  const imports: string[] = []
-  groups.forEach((group) => {
-    group.shards.forEach((shard, s) => {
-      const names = [...shard.methods.keys()].map((m) => `${m} as ${group.id}s${s}$${m}`)
-      imports.push(`import { ${names.join(', ')} } from './${shard.file}.mjs'`)
-    })
-  })
-  const methods = HTTP_METHODS.filter((m) => groups.some((g) => hasMethod(g, m)))
+  const methods = METHOD_KEYS.filter((m) => groups.some((g) => hasMethod(g, m)))
+  const httpMethods = methods.filter((m): m is HttpMethod => m !== 'ANY')
+  emitLoaders(out, groups)
+  emitInlinedResults(out, groups)
   for (const group of groups) {
-    if (group.host.pattern !== null) {
-      out.line(`const ${group.id}HOST = new RegExp(${lit(hostRegex(group.host.segments))})`)
-    }
+    if (group.host.pattern !== null) out.line(`const ${group.id}HOST = new RegExp(${lit(hostRegex(group.host.segments))})`)
   }
   out.line()
   for (const group of groups) {
     for (const method of methods.filter((m) => hasMethod(group, m))) emitGroupMethod(out, group, method)
   }
   for (const method of methods) emitMethod(out, groups, method)
-  const dispatch = HTTP_METHODS.filter((m) => methods.includes(m) || (m === 'HEAD' && methods.includes('GET')))
-  emitMatch(out, dispatch, methods.includes('HEAD'), groups.length > 1)
+  const dispatch = HTTP_METHODS.filter((m) => httpMethods.includes(m) || (m === 'HEAD' && httpMethods.includes('GET')))
+  emitMatch(out, dispatch, httpMethods.includes('HEAD'), groups.length > 1)
   return [
     BANNER('Entry of one generation: match(), urlFor(), routes. Imported through ../router.mjs.'),
+    `import { createRequire } from 'node:module'`,
     `import { ROUTES } from './__routes.mjs'`,
-    `import { NAMES } from './__names.mjs'`,
-    `import { MALFORMED, buildUrl, normalizeHost } from './__helpers.mjs'`,
-    ...imports,
+    `import { EMPTY, MALFORMED, buildUrl, normalizeHost, dec, int, hex, sticky } from './__helpers.mjs'`,
     '',
     `export { setBaseUrl, UrlGenerationError } from './__helpers.mjs'`,
     'export const routes = ROUTES',
@@ -133,17 +135,56 @@ export function emitIndexModule(groups: readonly PlannedGroup[], fingerprint: st
     `export const FORMAT_VERSION = ${formatVersion}`,
     'const NOT_FOUND = Object.freeze({ status: 404 })',
     'const BAD_REQUEST = Object.freeze({ status: 400 })',
+    '// Shards and names load on first use: require() of an ES module is synchronous on Node 20.19+,',
+    '// so start-up reads only this file and the route table, whatever the number of routes.',
+    'const require = createRequire(import.meta.url)',
+    'const HELPERS = { EMPTY, dec, int, hex, sticky }',
     out.toString(),
   ].join('\n')
 }
 
-function hasMethod(group: PlannedGroup, method: HttpMethod): boolean {
-  return group.shards.some((s) => s.methods.has(method))
+function hasMethod(group: PlannedGroup, method: MethodKey): boolean {
+  return group.inlined.has(method) || group.shards.some((s) => s.methods.has(method))
 }
 
-/** One host group's entry for one method: root, then the first segment's shard, then dynamic. */
-function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: HttpMethod): void {
-  const fn = (s: number): string => `${group.id}s${s}$${method}`
+/** The expression calling a shard's method, loading the shard on first use. */
+const shardFn = (group: PlannedGroup, s: number, method: MethodKey): string =>
+  `(${group.id}s${s} ??= shard(${lit(group.shards[s]!.file)})).${method}`
+
+/** One variable per shard, null until first used; `load()` fills them all. */
+function emitLoaders(out: CodeWriter, groups: readonly PlannedGroup[]): void {
+  const all = groups.flatMap((group) => group.shards.map((shard, s) => ({ name: `${group.id}s${s}`, file: shard.file })))
+  out.line(`let ${all.map((s) => `${s.name} = null`).join(', ')}`)
+  out.line("const shard = (file) => require(`./${file}.mjs`).bind(ROUTES, HELPERS)")
+  out.line()
+  out.line('/** Loads every shard now (optional: match() loads what it needs on first use). */')
+  out.block('export function load() {', () => {
+    for (const s of all) out.line(`${s.name} ??= shard(${lit(s.file)})`)
+    out.line('return Promise.resolve()')
+  })
+  out.line()
+}
+
+/** Route and result constants of the static paths matched in this module. */
+function emitInlinedResults(out: CodeWriter, groups: readonly PlannedGroup[]): void {
+  const ids = new Map<number, string>()
+  for (const group of groups) {
+    for (const statics of group.inlined.values()) {
+      for (const variant of statics.values()) {
+        const id = variant.route.record.id
+        const absent = variant.absent.map((n) => `${lit(n)}: null`).join(', ')
+        ids.set(id, absent === '' ? 'EMPTY' : `Object.freeze({ ${absent} })`)
+      }
+    }
+  }
+  for (const [id, params] of [...ids].sort((a, b) => a[0] - b[0])) {
+    out.line(`const HIT${id} = Object.freeze({ route: ROUTES[${id}], params: ${params} })`)
+  }
+  out.line()
+}
+
+/** One host group's entry for one method: static paths, root, the first segment's shard, dynamic. */
+function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey): void {
   const index = (kind: Shard['kind']): number => group.shards.findIndex((s) => s.kind === kind && s.methods.has(method))
   const root = index('root')
   const dynamic = index('dynamic')
@@ -152,9 +193,10 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: HttpMetho
     .filter(({ shard }) => shard.kind === 'bucket' && shard.methods.has(method))
   out.block(`function ${group.id}${method}(path, hp) {`, () => {
     out.line('const len = path.length')
+    emitInlinedStatics(out, group.inlined.get(method))
     if (root !== -1) {
       out.block('if (len === 1) {', () => {
-        out.line(`const r = ${fn(root)}(path, 1, hp)`)
+        out.line(`const r = ${shardFn(group, root, method)}(path, 1, hp)`)
         out.line('if (r !== null) return r')
       })
     }
@@ -172,20 +214,32 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: HttpMetho
           for (const [end, list] of [...byEnd].sort((a, b) => a[0] - b[0])) {
             const tests = list.map(
               ({ shard, s }) =>
-                `if (path.startsWith(${lit(shard.bucket)}, 1)) { const r = ${fn(s)}(path, e1, hp); if (r !== null) return r; break }`,
+                `if (path.startsWith(${lit(shard.bucket)}, 1)) { const r = ${shardFn(group, s, method)}(path, e1, hp); if (r !== null) return r; break }`,
             )
             out.line(`case ${end}: ${tests.join(' ')} break`)
           }
         })
       })
     }
-    out.line(dynamic !== -1 ? `return ${fn(dynamic)}(path, hp)` : 'return null')
+    out.line(dynamic !== -1 ? `return ${shardFn(group, dynamic, method)}(path, hp)` : 'return null')
   })
   out.line()
 }
 
+function emitInlinedStatics(out: CodeWriter, statics: Map<string, Variant> | undefined): void {
+  if (!statics || statics.size === 0) return
+  const byLength = new Map<number, [string, Variant][]>()
+  for (const entry of statics) byLength.set(entry[0].length, [...(byLength.get(entry[0].length) ?? []), entry])
+  out.block('switch (len) {', () => {
+    for (const [length, entries] of [...byLength].sort((a, b) => a[0] - b[0])) {
+      const tests = entries.map(([path, v]) => `if (path === ${lit(path)}) return HIT${v.route.record.id}`)
+      out.line(`case ${length}: ${tests.join('; ')}; break`)
+    }
+  })
+}
+
 /** A method across host groups: domain routes first (in precedence order), then hostless ones. */
-function emitMethod(out: CodeWriter, groups: readonly PlannedGroup[], method: HttpMethod): void {
+function emitMethod(out: CodeWriter, groups: readonly PlannedGroup[], method: MethodKey): void {
   const name = method === 'HEAD' ? 'HEAD_ONLY' : method
   out.block(`function ${name}(path, host) {`, () => {
     for (const group of groups.filter((g) => hasMethod(g, method))) {
@@ -217,8 +271,9 @@ function emitMatch(out: CodeWriter, methods: HttpMethod[], explicitHead: boolean
   }
   out.line(`const ALLOWABLE = [${methods.map((m) => `[${lit(m)}, ${m}]`).join(', ')}]`)
   out.line()
-  out.line('/** The methods that would match this path: computed only on a miss, so hits pay nothing. */')
+  out.line('/** 404 unless some method matches the path (one walk); then the exact 405 allow list. */')
   out.block('function miss(path, host) {', () => {
+    out.block('try {', () => out.line('if (ANY(path, host) === null) return NOT_FOUND'), '} catch {}')
     out.line('const allow = []')
     out.block('for (const [method, find] of ALLOWABLE) {', () => {
       out.block('try {', () => out.line('if (find(path, host) !== null) allow.push(method)'), '} catch {')
@@ -251,11 +306,10 @@ function emitMatch(out: CodeWriter, methods: HttpMethod[], explicitHead: boolean
     out.line('return miss(path, host)')
   })
   out.line()
+  out.line('let NAMES = null')
   out.line('/** Builds the URL of a named route: urlFor(name, params?, query?, absolute?). */')
   out.block('export function urlFor(name, params = {}, query = {}, absolute = false) {', () => {
+    out.line("NAMES ??= require('./__names.mjs').NAMES")
     out.line('return buildUrl(NAMES, name, params, query, absolute)')
   })
-  out.line()
-  out.line('/** Shards are imported eagerly, so there is nothing to wait for; kept for API stability. */')
-  out.line('export function load() { return Promise.resolve() }')
 }

@@ -4,9 +4,8 @@
  * to `__dynamic.mjs`, the root path to `__root.mjs`. Splitting keeps each generated function far
  * below V8's ~60 KB bytecode limit for optimisation.
  */
-import { HTTP_METHODS, type HttpMethod } from '../../shared/methods.js'
 import type { Variant } from '../analyze.js'
-import { staticValue, type MethodTable, type TrieNode } from '../trie.js'
+import { METHOD_KEYS, staticValue, type MethodKey, type MethodTable, type TrieNode } from '../trie.js'
 import { BANNER, CodeWriter, lit, safeComment } from './code.js'
 import { emitChildren, RegexPool, type WalkContext } from './walk.js'
 
@@ -20,11 +19,14 @@ export interface Shard {
   file: string
   kind: 'bucket' | 'root' | 'dynamic'
   bucket: string
-  methods: Map<HttpMethod, ShardPart>
+  methods: Map<MethodKey, ShardPart>
 }
 
-/** Groups a host group's tables into shards, each method's part by first path segment. */
-export function planShards(tables: readonly MethodTable[], filePrefix: string, taken: Set<string>): Shard[] {
+/**
+ * Groups a host group's tables into shards, each method's part by first path segment. Static
+ * paths of the methods in `inlined` are matched in index.mjs instead, so shards leave them out.
+ */
+export function planShards(tables: readonly MethodTable[], filePrefix: string, taken: Set<string>, inlined: ReadonlySet<MethodKey>): Shard[] {
   const shards = new Map<string, Shard>()
   const shardFor = (kind: Shard['kind'], bucket: string): Shard => {
     const id = `${kind}:${bucket}`
@@ -36,13 +38,13 @@ export function planShards(tables: readonly MethodTable[], filePrefix: string, t
     }
     return shard
   }
-  const partOf = (shard: Shard, method: HttpMethod): ShardPart => {
+  const partOf = (shard: Shard, method: MethodKey): ShardPart => {
     let part = shard.methods.get(method)
     if (!part) shard.methods.set(method, (part = { statics: new Map(), node: null }))
     return part
   }
   for (const table of tables) {
-    for (const [path, variant] of table.statics) {
+    for (const [path, variant] of inlined.has(table.method) ? [] : table.statics) {
       const bucket = path === '/' ? null : path.slice(1).split('/')[0]!
       partOf(bucket === null ? shardFor('root', '') : shardFor('bucket', bucket), table.method).statics.set(path, variant)
     }
@@ -97,11 +99,11 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
   const staticResult = (variant: Variant): string =>
     result(variant, variant.absent.map((n) => `${lit(n)}: null`))
   const signature = shard.kind === 'dynamic' ? '(path, hp)' : '(path, e1, hp)'
-  for (const method of HTTP_METHODS) {
+  for (const method of METHOD_KEYS) {
     const part = shard.methods.get(method)
     if (!part) continue
-    body.line(`/** ${method} ${describe(shard)}. */`)
-    body.block(`export function ${method}${signature} {`, () => {
+    body.line(method === 'ANY' ? `/** Any method ${describe(shard)} (decides 404 or 405 on a miss). */` : `/** ${method} ${describe(shard)}. */`)
+    body.block(`function ${method}${signature} {`, () => {
       body.line('const len = path.length')
       emitStatics(body, part.statics, staticResult)
       if (part.node) {
@@ -125,20 +127,17 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
     constants.push(`const R${id} = ROUTES[${id}]`)
     if (hits.has(id)) constants.push(`const HIT${id} = Object.freeze({ route: R${id}, params: EMPTY })`)
   }
-  const code = body.toString()
-  const helpers = ['EMPTY', 'dec', 'int', 'hex', 'sticky'].filter((name) =>
-    name === 'EMPTY' ? hits.size > 0 : code.includes(`${name}(`),
-  )
-  return [
-    BANNER(`Shard ${describe(shard)} (host: ${safeComment(options.hostLabel)}).`),
-    `import { ROUTES } from './__routes.mjs'`,
-    ...(helpers.length > 0 ? [`import { ${helpers.join(', ')} } from './__helpers.mjs'`] : []),
-    '',
-    ...constants,
-    ...regexes.declarations(),
-    '',
-    code,
-  ].join('\n')
+  const code = new CodeWriter()
+  const exported = METHOD_KEYS.filter((m) => shard.methods.has(m))
+  // index.mjs loads the shard on first use and binds it to its own route table and helpers, so
+  // the shard imports nothing and can never see a second copy of them.
+  code.block('export function bind(ROUTES, { EMPTY, dec, int, hex, sticky }) {', () => {
+    for (const line of [...constants, ...regexes.declarations()]) code.line(line)
+    code.line()
+    for (const line of body.toString().trimEnd().split('\n')) code.line(line)
+    code.line(`return { ${exported.join(', ')} }`)
+  })
+  return [BANNER(`Shard ${describe(shard)} (host: ${safeComment(options.hostLabel)}).`), code.toString()].join('\n')
 }
 
 function emitStatics(out: CodeWriter, statics: Map<string, Variant>, result: (v: Variant) => string): void {

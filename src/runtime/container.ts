@@ -1,0 +1,55 @@
+/**
+ * A small dependency-injection container: named bindings (values or lazily built singletons) and
+ * tags. Service providers register into it; the kernel resolves tagged middleware and
+ * 'Class@method' handlers from it.
+ */
+
+export type Factory<T = unknown> = (container: Container) => T
+
+/**
+ * @example
+ * container.singleton('mailer', () => new Mailer())
+ * container.tag('audit', 'preGlobal')
+ * container.get<Mailer>('mailer')
+ */
+export class Container {
+  readonly #factories = new Map<string, Factory>()
+  readonly #instances = new Map<string, unknown>()
+  readonly #tags = new Map<string, string[]>()
+
+  /** Binds a ready value. */
+  set(key: string, value: unknown): this {
+    this.#instances.set(key, value)
+    return this
+  }
+
+  /** Binds a factory run once, on first `get`. */
+  singleton(key: string, factory: Factory): this {
+    this.#instances.delete(key)
+    this.#factories.set(key, factory)
+    return this
+  }
+
+  has(key: string): boolean {
+    return this.#instances.has(key) || this.#factories.has(key)
+  }
+
+  get<T = unknown>(key: string): T {
+    if (this.#instances.has(key)) return this.#instances.get(key) as T
+    const factory = this.#factories.get(key)
+    if (!factory) throw new Error(`Nothing is bound to "${key}" in the container`)
+    const value = factory(this)
+    this.#instances.set(key, value)
+    return value as T
+  }
+
+  /** Adds bound keys to a tag (e.g. middleware for preGlobalTags). */
+  tag(tag: string, ...keys: string[]): this {
+    this.#tags.set(tag, [...(this.#tags.get(tag) ?? []), ...keys])
+    return this
+  }
+
+  tagged<T = unknown>(tag: string): T[] {
+    return (this.#tags.get(tag) ?? []).map((key) => this.get<T>(key))
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The error boundary: turns what was thrown into a response. Typed HttpErrors render their status,
+ * public message and headers; anything else is a 500 whose details go to the log and never to the
+ * client (unless debug is on outside production). The body format is negotiated from Accept:
+ * JSON `{ error, code, request_id? }` by default, RFC 9457 problem+json, or text/plain.
+ */
+import { STATUS_CODES } from 'node:http'
+import { HttpError } from './http-error.js'
+import { FwResponse } from './response.js'
+import type { Logger } from './types.js'
+
+/** What the renderer needs to know about the failed request. */
+export interface ErrorContext {
+  accept: string
+  path: string
+  requestId: string | undefined
+  debug: boolean
+  log: Logger
+}
+
+/** Replaces the default renderer (spec: "the final renderer can be replaced"). */
+export type ErrorRenderer = (error: HttpError, context: ErrorContext) => FwResponse | Promise<FwResponse>
+
+const SAFETY_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }
+
+/** Normalises anything thrown into an HttpError, logging what is not one. */
+export function toHttpError(thrown: unknown, context: ErrorContext): HttpError {
+  if (thrown instanceof HttpError) {
+    if (thrown.status >= 500) context.log.error({ err: thrown, path: context.path, request_id: context.requestId }, thrown.message)
+    return thrown
+  }
+  context.log.error({ err: thrown, path: context.path, request_id: context.requestId }, 'Unhandled error')
+  const detail = context.debug && thrown instanceof Error ? { debug: { message: thrown.message, stack: thrown.stack } } : undefined
+  return new HttpError(500, { cause: thrown, ...(detail ? { body: detail } : {}) })
+}
+
+/**
+ * The default renderer.
+ * @example
+ * renderError(notFound(), { accept: 'application/problem+json', path: '/x', ... })
+ */
+export function renderError(error: HttpError, context: ErrorContext): FwResponse {
+  const headers = { ...SAFETY_HEADERS, ...error.headers }
+  const message = error.publicMessage
+  const format = pickFormat(context.accept)
+  if (format === 'text') {
+    return new FwResponse(error.status, { ...headers, 'content-type': 'text/plain; charset=utf-8' }, message + '\n')
+  }
+  const id = context.requestId === undefined ? {} : { request_id: context.requestId }
+  const body =
+    format === 'problem'
+      ? { type: 'about:blank', title: STATUS_CODES[error.status] ?? 'Error', status: error.status, detail: message, instance: context.path, ...id }
+      : { error: message, code: error.status, ...id }
+  const type = format === 'problem' ? 'application/problem+json' : 'application/json; charset=utf-8'
+  return new FwResponse(error.status, { ...headers, 'content-type': type }, JSON.stringify({ ...body, ...error.body }))
+}
+
+/** JSON unless the client prefers problem+json or plain text (a tiny q-value aware check). */
+function pickFormat(accept: string): 'json' | 'problem' | 'text' {
+  if (accept === '' || accept === '*/*') return 'json'
+  let best: 'json' | 'problem' | 'text' = 'json'
+  let bestQ = -1
+  for (const part of accept.split(',')) {
+    const [type = '', ...params] = part.trim().toLowerCase().split(';')
+    const q = Number(params.find((p) => p.trim().startsWith('q='))?.split('=')[1] ?? 1)
+    const format = type === 'application/problem+json' ? 'problem' : type === 'text/plain' ? 'text' : type === 'application/json' || type.endsWith('/*') ? 'json' : null
+    if (format !== null && q > bestQ) {
+      best = format
+      bestQ = q
+    }
+  }
+  return best
+}

@@ -1,0 +1,48 @@
+/**
+ * Turns route handlers into callables and their results into responses. A handler receives the
+ * request first, then the route parameters in pattern order (domain parameters first).
+ */
+import { Readable } from 'node:stream'
+import type { HandlerRef } from '../shared/route-record.js'
+import type { Container } from './container.js'
+import { create, FwResponse, json, noContent, stream } from './response.js'
+import type { FwRequest } from './request/request.js'
+
+export type Invoke = (request: FwRequest, params: readonly unknown[]) => unknown
+
+/** Custom handler invocation (spec: "invoker"), e.g. to inject services. */
+export type Invoker = (handler: HandlerRef, request: FwRequest, params: readonly unknown[]) => unknown
+
+/** Resolves a handler once, at boot; class handlers are instantiated once per kernel. */
+export function resolveHandler(handler: HandlerRef, container: Container): Invoke {
+  if (typeof handler === 'function') {
+    const fn = handler as (...args: unknown[]) => unknown
+    return (request, params) => fn(request, ...params)
+  }
+  if (typeof handler === 'string') {
+    const [key = '', method = '__invoke'] = handler.split('@')
+    let target: Record<string, unknown> | undefined
+    return (request, params) => {
+      target ??= container.get<Record<string, unknown>>(key)
+      const fn = target[method]
+      if (typeof fn !== 'function') throw new Error(`Handler "${handler}": "${key}" has no method "${method}"`)
+      return (fn as (...args: unknown[]) => unknown).call(target, request, ...params)
+    }
+  }
+  const [Class, method] = handler as readonly [new () => Record<string, unknown>, string]
+  let instance: Record<string, unknown> | undefined
+  return (request, params) => {
+    const target = (instance ??= container.has(Class.name) ? container.get<Record<string, unknown>>(Class.name) : new Class())
+    return (target[method] as (...args: unknown[]) => unknown).call(target, request, ...params)
+  }
+}
+
+/** What a handler returned, as a response: responses as they are, data as JSON, nothing as 204. */
+export function toResponse(result: unknown): FwResponse {
+  if (result instanceof FwResponse) return result
+  if (result === undefined || result === null) return noContent()
+  if (typeof result === 'string') return create(result)
+  if (result instanceof Uint8Array) return create(result, 200, { 'content-type': 'application/octet-stream' })
+  if (result instanceof Readable) return stream(result)
+  return json(result)
+}

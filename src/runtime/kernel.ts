@@ -1,0 +1,222 @@
+/**
+ * The kernel: boots from the compiled route cache and the routes function, resolves every route's
+ * middleware and handler once, and handles requests through pre-global → group → route →
+ * post-global middleware around the handler, with the error boundary at every step.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { Registrar } from '../define/registrar.js'
+import type { MiddlewareRef } from '../shared/route-record.js'
+import { Container } from './container.js'
+import { renderError, toHttpError, type ErrorRenderer } from './error-boundary.js'
+import { resolveHandler, toResponse, type Invoke, type Invoker } from './handlers.js'
+import { FwError } from '../shared/errors.js'
+import { badRequest, methodNotAllowed, notFound } from './http-error.js'
+import { loadRouter, type CompiledRouter } from './load-router.js'
+import { createLogger } from './logger.js'
+import { builtinFactories, defaultPreGlobal } from './middleware/index.js'
+import { compose } from './pipeline.js'
+import { FwRequest } from './request/request.js'
+import { FwResponse } from './response.js'
+import { UrlSigner } from './signed-url.js'
+import type { KernelServices, Logger, Middleware, MiddlewareFactory, RequestOptions, ViewEngine } from './types.js'
+import { TemplateViews } from './views.js'
+import { compileTrust } from './middleware/client-ip.js'
+import { setCurrentKernel } from './app.js'
+
+export type Env = 'production' | 'development' | 'test'
+
+/** Register/boot hooks run at kernel boot (spec: serviceProviders). */
+export interface ServiceProvider {
+  register?(kernel: Kernel): void | Promise<void>
+  boot?(kernel: Kernel): void | Promise<void>
+}
+
+export interface KernelOptions {
+  /** The compiled cache directory (spec: routeCache / matcher). */
+  routeCache: string
+  /** The routes function (spec: register); its table must match the cache. */
+  register: (r: Registrar) => void
+  log?: Logger
+  env?: Env
+  /** Show error details to clients (never in production). */
+  debug?: boolean
+  preGlobal?: MiddlewareRef[]
+  postGlobal?: MiddlewareRef[]
+  /** Container tags whose middleware is appended after preGlobal / postGlobal. */
+  preGlobalTags?: string[]
+  postGlobalTags?: string[]
+  /** Set false to leave out client_ip, request_id, trace and the production HTTPS redirect. */
+  builtins?: boolean
+  container?: Container
+  invoker?: Invoker
+  serviceProviders?: ServiceProvider[]
+  /** Bind the request per request lifecycle (AsyncLocalStorage); see currentRequest(). */
+  requestScopeEnabled?: boolean
+  /** Implementations of middleware aliases (e.g. auth, throttle, role), by alias name. */
+  middleware?: Record<string, MiddlewareFactory>
+  errorRenderer?: ErrorRenderer
+  views?: ViewEngine
+  request?: RequestOptions
+  /** Keys for signed URLs: the first signs, all verify. Default: URL_SIGNING_KEYS, else JWT_SECRET. */
+  signingKeys?: string[]
+}
+
+const scope = new AsyncLocalStorage<{ request: FwRequest }>()
+
+/** The request being handled, when requestScopeEnabled is on. */
+export function currentRequest(): FwRequest | undefined {
+  return scope.getStore()?.request
+}
+
+/**
+ * @example
+ * const kernel = await Kernel.boot({ routeCache: '.fw/cache', register: routes })
+ * http.createServer(kernel.listener()).listen(3000)
+ */
+export class Kernel implements KernelServices {
+  readonly log: Logger
+  readonly env: Env
+  readonly container: Container
+  readonly router: CompiledRouter
+  readonly signer: UrlSigner
+  readonly requestOptions: RequestOptions
+  readonly #options: KernelOptions
+  readonly #debug: boolean
+  readonly #views: ViewEngine
+  #routes: ((request: FwRequest) => Promise<FwResponse>)[] = []
+  #entry: (request: FwRequest) => Promise<FwResponse> = async () => { throw new Error('kernel not booted') }
+
+  private constructor(options: KernelOptions, router: CompiledRouter) {
+    this.#options = options
+    this.env = options.env ?? ((process.env.APP_ENV as Env | undefined) === 'production' ? 'production' : 'development')
+    this.#debug = this.env !== 'production' && (options.debug ?? false)
+    this.log = options.log ?? createLogger(this.env)
+    this.container = options.container ?? new Container()
+    this.router = router
+    this.#views = options.views ?? new TemplateViews()
+    this.requestOptions = { trustProxy: compileTrust(), ...options.request }
+    this.signer = new UrlSigner({ keys: signingKeys(options, this), urlFor: router.urlFor })
+  }
+
+  /** Loads the cache, runs the service providers and resolves every route's pipeline. */
+  static async boot(options: KernelOptions): Promise<Kernel> {
+    const router = await loadRouter(options.routeCache, { register: options.register })
+    const kernel = new Kernel(options, router)
+    for (const provider of options.serviceProviders ?? []) await provider.register?.(kernel)
+    kernel.#resolvePipelines(router.registrar!)
+    for (const provider of options.serviceProviders ?? []) await provider.boot?.(kernel)
+    setCurrentKernel(kernel)
+    return kernel
+  }
+
+  urlFor(name: string, params?: Record<string, unknown>, query?: Record<string, unknown>, absolute?: boolean | string): string {
+    return this.router.urlFor(name, params, query, absolute)
+  }
+
+  resolve<T = unknown>(key: string): T | undefined {
+    return this.container.has(key) ? this.container.get<T>(key) : undefined
+  }
+
+  /** Handles one request; never throws (errors become responses). */
+  async handle(request: FwRequest): Promise<FwResponse> {
+    const response = this.#options.requestScopeEnabled
+      ? await scope.run({ request }, () => this.#entry(request))
+      : await this.#entry(request)
+    return response.view ? this.#render(response) : response
+  }
+
+  #resolvePipelines(registrar: Registrar): void {
+    const factories: Record<string, MiddlewareFactory> = { ...builtinFactories(this), ...this.#options.middleware }
+    const resolve = (ref: MiddlewareRef): Middleware => resolveMiddleware(ref, factories, registrar.aliases, this)
+    const tagged = (tags: string[] | undefined): MiddlewareRef[] => (tags ?? []).flatMap((t) => this.container.tagged<MiddlewareRef>(t))
+    const pre = [
+      ...(this.#options.builtins === false ? [] : defaultPreGlobal(this)),
+      ...[...(this.#options.preGlobal ?? []), ...tagged(this.#options.preGlobalTags)].map(resolve),
+    ]
+    const post = [...(this.#options.postGlobal ?? []), ...tagged(this.#options.postGlobalTags)].map(resolve)
+    const rescue = (error: unknown, request: FwRequest): Promise<FwResponse> => this.#rescue(error, request)
+    this.#routes = registrar.routes.map((record) => {
+      const invoke = this.#invoker(record.handler)
+      const layers = [...record.middleware.map(resolve), ...post]
+      const final = async (request: FwRequest): Promise<FwResponse> => {
+        await request.loadBody()
+        const store = scope.getStore()
+        if (store) store.request = request
+        const params = request.getAttribute('route.params') as Record<string, unknown>
+        return toResponse(await invoke(request, Object.values(params)))
+      }
+      return compose(layers, final, rescue)
+    })
+    this.#entry = compose(pre, (request) => this.#dispatch(request), rescue)
+  }
+
+  #invoker(handler: Parameters<Invoker>[0]): Invoke {
+    const invoker = this.#options.invoker
+    if (invoker) return (request, params) => invoker(handler, request, params)
+    return resolveHandler(handler, this.container)
+  }
+
+  /** Routing: a hit runs the route's pipeline; misses become 404/405/400 or the automatic OPTIONS. */
+  #dispatch(request: FwRequest): Promise<FwResponse> | FwResponse {
+    const method = request.getMethod()
+    const found = this.router.match(method, request.getPath(), request.getHost())
+    if ('route' in found) {
+      const routed = request.withAttribute('route.name', found.route.name).withAttribute('route.params', found.params)
+      return this.#routes[found.route.id]!(routed)
+    }
+    if (found.status === 405) {
+      if (method === 'OPTIONS') return new FwResponse(204, { allow: [...found.allow, 'OPTIONS'].join(', ') })
+      throw methodNotAllowed(found.allow)
+    }
+    throw found.status === 400 ? badRequest('Malformed URL') : notFound()
+  }
+
+  async #rescue(thrown: unknown, request: FwRequest): Promise<FwResponse> {
+    const context = {
+      accept: request.getHeaderLine('accept'),
+      path: request.getPath(),
+      requestId: request.getAttribute('request_id') as string | undefined,
+      debug: this.#debug,
+      log: this.log,
+    }
+    const error = toHttpError(thrown, context)
+    const renderer = this.#options.errorRenderer
+    if (!renderer) return renderError(error, context)
+    try {
+      return await renderer(error, context)
+    } catch (failure) {
+      this.log.error({ err: failure }, 'The custom error renderer failed')
+      return renderError(error, context)
+    }
+  }
+
+  async #render(response: FwResponse): Promise<FwResponse> {
+    const html = await this.#views.render(response.view!.name, response.view!.data)
+    return new FwResponse(response.status, { ...response.headers }, html)
+  }
+}
+
+function resolveMiddleware(ref: MiddlewareRef, factories: Record<string, MiddlewareFactory>, aliases: Map<string, MiddlewareRef>, kernel: Kernel): Middleware {
+  if (typeof ref === 'function') return ref as unknown as Middleware
+  const colon = ref.indexOf(':')
+  const name = colon === -1 ? ref : ref.slice(0, colon)
+  const params = colon === -1 ? [] : ref.slice(colon + 1).split(',')
+  const custom = aliases.get(name)
+  if (typeof custom === 'function') return custom as unknown as Middleware
+  const factory = Object.hasOwn(factories, name) ? factories[name] : undefined
+  if (!factory) {
+    throw new FwError('FW_MIDDLEWARE_INVALID', `Middleware alias "${name}" has no implementation`, {
+      hint: 'Pass its factory in the kernel\'s middleware option, or register it with r.alias(name, fn).',
+    })
+  }
+  return factory(params, kernel)
+}
+
+function signingKeys(options: KernelOptions, kernel: { env: Env; log: Logger }): string[] {
+  const fromEnv = (process.env.URL_SIGNING_KEYS ?? '').split(',').filter(Boolean)
+  const keys = options.signingKeys ?? (fromEnv.length > 0 ? fromEnv : process.env.JWT_SECRET ? [process.env.JWT_SECRET] : [])
+  if (keys.length > 0) return keys
+  if (kernel.env === 'production') throw new Error('Set URL_SIGNING_KEYS (or JWT_SECRET) to sign URLs in production')
+  kernel.log.warn('No URL_SIGNING_KEYS: signed URLs use a random key and stop verifying after a restart')
+  return [crypto.randomUUID()]
+}

@@ -1,0 +1,16 @@
+/**
+ * Sets `request_id` from a well-formed incoming X-Request-Id (a proxy's id keeps logs joined up),
+ * else a new UUID, and echoes it in the response.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Middleware } from '../types.js'
+
+// Ids travel into logs and headers: accept only short, printable, unambiguous ones.
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+export const requestId: Middleware = async (request, next) => {
+  const incoming = request.getHeaderLine('x-request-id')
+  const id = SAFE_ID.test(incoming) ? incoming : randomUUID()
+  const response = await next(request.withAttribute('request_id', id))
+  return response.withHeader('x-request-id', id)
+}

@@ -1,0 +1,60 @@
+/**
+ * Connects the kernel to node:http: builds the request, lets the kernel answer, writes the
+ * response (strings and bytes with Content-Length, streams piped), and removes uploaded temp
+ * files once the response is done. The kernel is looked up per request, so a watcher can swap it
+ * without dropping in-flight requests.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { pipeline } from 'node:stream'
+import type { Kernel } from './kernel.js'
+import { FwRequest } from './request/request.js'
+import type { FwResponse } from './response.js'
+
+export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void
+
+/**
+ * @example
+ * http.createServer(createListener(() => kernel)).listen(3000)
+ */
+export function createListener(current: () => Kernel): NodeListener {
+  return (req, res) => {
+    const kernel = current()
+    let request: FwRequest
+    try {
+      request = FwRequest.fromNode(req, kernel.requestOptions)
+    } catch (error) {
+      kernel.log.warn({ err: error }, 'Unparseable request')
+      res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
+      res.end('{"error":"Bad Request","code":400}')
+      return
+    }
+    // 'close' fires once the response is sent or the client went away: uploads go either way.
+    res.once('close', () => void request.cleanup())
+    kernel.handle(request).then(
+      (response) => send(res, response, kernel),
+      (error: unknown) => {
+        kernel.log.error({ err: error }, 'The kernel failed to answer')
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
+        res.end('{"error":"Internal Server Error","code":500}')
+      },
+    )
+  }
+}
+
+/** Writes a response. Hot path: keep it to one writeHead and one end for in-memory bodies. */
+function send(res: ServerResponse, response: FwResponse, kernel: Kernel): void {
+  const body = response.body
+  const headers = response.headers as Record<string, string | string[]>
+  if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
+    if (body !== null && headers['content-length'] === undefined) {
+      res.setHeader('content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
+    }
+    res.writeHead(response.status, headers)
+    res.end(body ?? undefined)
+    return
+  }
+  res.writeHead(response.status, headers)
+  pipeline(body, res, (error) => {
+    if (error) kernel.log.warn({ err: error }, 'Streaming the response body failed')
+  })
+}

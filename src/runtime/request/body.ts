@@ -1,0 +1,124 @@
+/**
+ * The body of a request, shared by every instance derived from it: `loadBody()` reads the wire
+ * once, and copies made before or after see the same result. `withBody`/`withParsedBody` put a
+ * new slot (or a layer over the old one) on the copy.
+ */
+import type { Readable } from 'node:stream'
+import type { BodyLimits } from '../types.js'
+import { bodyKind, contentBody, emptyBody, type BodyData } from './content.js'
+import { parseMultipart } from './multipart.js'
+import { checkDeclaredLength, openBody, readAll, type BodyStream } from './read-body.js'
+import type { UploadedFile } from './uploaded-file.js'
+
+export interface WireBody {
+  /** Opens the request stream, or gives null when the request has no body. */
+  open: () => Readable | null
+  contentType: string | undefined
+  contentEncoding: string | undefined
+  contentLength: string | undefined
+  limits: BodyLimits
+  uploadDir: string
+}
+
+/** One request's body, loaded at most once. */
+export class BodySlot {
+  readonly #loader: (() => Promise<BodyData>) | null
+  #promise: Promise<void> | null = null
+  #data: BodyData | null
+  #error: unknown = null
+  #uploads: readonly UploadedFile[] = []
+  #base: BodySlot | null = null
+
+  private constructor(data: BodyData | null, loader: (() => Promise<BodyData>) | null) {
+    this.#data = data
+    this.#loader = loader
+  }
+
+  /** A slot that already holds its body. */
+  static loaded(data: BodyData): BodySlot {
+    return new BodySlot(data, null)
+  }
+
+  /** A slot read from the wire on the first `load()`. */
+  static fromWire(wire: WireBody): BodySlot {
+    return new BodySlot(null, () => loadWire(wire))
+  }
+
+  /** A layer over `base` replacing some of its parts; loading it loads the base. */
+  static overlay(base: BodySlot, patch: (base: BodyData) => Partial<BodyData>): BodySlot {
+    const apply = (data: BodyData): BodyData => ({ ...data, ...patch(data) })
+    const slot = new BodySlot(base.isLoaded() ? apply(base.data) : null, async () => {
+      await base.load()
+      return apply(base.data)
+    })
+    slot.#base = base
+    return slot
+  }
+
+  /** Reads and parses the body; idempotent, and a failure is the same failure every time. */
+  load(): Promise<void> {
+    if (this.#data !== null) return Promise.resolve()
+    this.#promise ??= this.#run()
+    return this.#promise
+  }
+
+  isLoaded(): boolean {
+    return this.#data !== null
+  }
+
+  /** The loaded body; throws when `load()` has not resolved. */
+  get data(): BodyData {
+    if (this.#data !== null) return this.#data
+    if (this.#error !== null) throw this.#error
+    throw new Error(
+      'The request body is not loaded yet: await request.loadBody() before reading it',
+    )
+  }
+
+  /** Removes temporary files of uploads this slot created and that were not moved. */
+  async cleanup(): Promise<void> {
+    await this.#promise?.catch(() => {})
+    await this.#base?.cleanup()
+    await Promise.all(this.#uploads.map((file) => file.discard()))
+  }
+
+  async #run(): Promise<void> {
+    try {
+      const data = await this.#loader!()
+      // Only a slot that read the wire owns its files; a layer's files belong to whoever gave them.
+      if (this.#base === null) this.#uploads = Object.values(data.files).flat()
+      this.#data = data
+    } catch (error) {
+      this.#error = error
+      throw error
+    }
+  }
+}
+
+/** Reads a body off the wire by its Content-Type and Content-Encoding. */
+async function loadWire(wire: WireBody): Promise<BodyData> {
+  const origin = wire.open()
+  if (origin === null) return emptyBody()
+  const kind = bodyKind(wire.contentType)
+  const body = openBody(origin, wire.contentEncoding)
+  try {
+    if (kind === 'multipart') return await loadMultipart(body, wire)
+    // A compressed body's declared length says nothing about its decoded size.
+    if (isIdentity(wire.contentEncoding)) checkDeclaredLength(wire.contentLength, wire.limits.body)
+    const data = contentBody(await readAll(body, wire.limits.body), kind, wire.limits)
+    data.value() // parse now: a malformed body is the loader's 400, not the handler's surprise
+    return data
+  } catch (error) {
+    body.stop()
+    throw error
+  }
+}
+
+function isIdentity(encoding: string | undefined): boolean {
+  return encoding === undefined || encoding.trim().toLowerCase() === 'identity'
+}
+
+async function loadMultipart(body: BodyStream, wire: WireBody): Promise<BodyData> {
+  const result = await parseMultipart(body, wire.contentType!, wire)
+  return { raw: Buffer.alloc(0), kind: 'form', value: () => result.fields, files: result.files }
+}

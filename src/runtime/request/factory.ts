@@ -1,0 +1,114 @@
+/** State for requests built in process: the test factory `create()` and `withBody()`. */
+import { Readable } from 'node:stream'
+import { BodySlot } from './body.js'
+import { bodyKind, contentBody, type BodyData } from './content.js'
+import {
+  firstHeader,
+  headersFromRecord,
+  withHeader,
+  type HeaderBag,
+  type HeaderInit,
+} from './headers.js'
+import type { FileMap } from './multipart.js'
+import type { ResolvedOptions } from './options.js'
+import { copyParams, emptyParams, type Params } from './params.js'
+import { buildQuery, parseParams } from './query.js'
+import { assemble, serverParams, type RequestState } from './state.js'
+import { splitTarget, type Peer } from './uri.js'
+
+/** What `FwRequest.create()` accepts; everything is optional. */
+export interface CreateRequestInit {
+  /** Default GET. */
+  method?: string
+  /** A path with query (`/users?page=2`) or an absolute URL (sets scheme and Host). */
+  uri?: string
+  /** Merged over the URI's query string. */
+  query?: Params
+  /** The parsed body (form data), as PSR-7's parsed body. */
+  post?: Params
+  headers?: HeaderInit
+  cookies?: Params
+  files?: FileMap
+  /** Overrides of server params; REMOTE_ADDR (default 127.0.0.1) is also the peer address. */
+  server?: Record<string, string | number>
+  /** Raw content, parsed by the Content-Type header (multipart needs `await loadBody()`). */
+  body?: string | Buffer
+  attributes?: Record<string, unknown>
+}
+
+const ABSOLUTE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//
+
+/**
+ * State for a request made in process. Its body is loaded from the start (except multipart content).
+ * @example
+ * createState({ method: 'POST', uri: '/users', post: { name: 'Ada' } }, resolveOptions(undefined))
+ */
+export function createState(init: CreateRequestInit, options: ResolvedOptions): RequestState {
+  const uri = init.uri ?? '/'
+  const url = ABSOLUTE.test(uri) ? new URL(uri) : null
+  let headers = headersFromRecord(init.headers ?? {})
+  if (!headers.has('host')) headers = withHeader(headers, 'host', url?.host || 'localhost')
+  const { path, query: queryString } = splitTarget(uri)
+  const query = parseParams(queryString, options.limits)
+  if (init.query) Object.assign(query, copyParams(init.query))
+  const search = init.query ? buildQuery(query) : queryString
+  const target = search === '' ? path : `${path}?${search}`
+  const method = (init.method ?? 'GET').toUpperCase()
+  const peer = createPeer(init, url)
+  const base = { method, target, headers, peer, protocol: 'HTTP/1.1', time: Date.now() }
+  const server = (): Params => Object.assign(serverParams(base), init.server)
+  return assemble({
+    ...{ method, target, headers, peer, options, server, query },
+    body: createSlot(init, headers, options),
+    ...(init.cookies ? { cookies: copyParams(init.cookies) } : {}),
+    attributes: new Map(Object.entries(init.attributes ?? {})),
+  })
+}
+
+function createPeer(init: CreateRequestInit, url: URL | null): Peer {
+  return {
+    remoteAddress: String(init.server?.REMOTE_ADDR ?? '127.0.0.1'),
+    remotePort: undefined,
+    encrypted: url?.protocol === 'https:' || init.server?.HTTPS === 'on',
+    localAddress: undefined,
+    localPort: undefined,
+  }
+}
+
+function createSlot(
+  init: CreateRequestInit,
+  headers: HeaderBag,
+  options: ResolvedOptions,
+): BodySlot {
+  const raw = init.body === undefined ? Buffer.alloc(0) : Buffer.from(init.body)
+  const slot = contentSlot(raw, headers, options)
+  const patch: Partial<BodyData> = {
+    ...(init.post ? { kind: 'form', value: constant(copyParams(init.post)) } : {}),
+    ...(init.files ? { files: Object.assign(emptyParams(), init.files) as FileMap } : {}),
+  }
+  return Object.keys(patch).length === 0 ? slot : BodySlot.overlay(slot, () => patch)
+}
+
+function constant<T>(value: T): () => T {
+  return () => value
+}
+
+/**
+ * A slot holding `raw` content, interpreted by the Content-Type in `headers`. JSON and
+ * urlencoded content parse lazily on first read; multipart content is parsed by `load()`.
+ */
+export function contentSlot(raw: Buffer, headers: HeaderBag, options: ResolvedOptions): BodySlot {
+  const contentType = firstHeader(headers, 'content-type')
+  const kind = bodyKind(contentType)
+  if (kind !== 'multipart' || raw.length === 0) {
+    return BodySlot.loaded(contentBody(raw, kind, options.limits))
+  }
+  return BodySlot.fromWire({
+    open: () => Readable.from([raw]),
+    contentType,
+    contentEncoding: undefined,
+    contentLength: String(raw.length),
+    limits: options.limits,
+    uploadDir: options.uploadDir,
+  })
+}

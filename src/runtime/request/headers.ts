@@ -1,0 +1,113 @@
+/**
+ * An immutable, case-insensitive header collection. Each entry keeps the name as it was first
+ * given (Node gives lowercase) for `getHeaders()`; lookups go through the lowercase key.
+ */
+export interface HeaderEntry {
+  readonly name: string
+  readonly values: readonly string[]
+}
+
+export type HeaderBag = ReadonlyMap<string, HeaderEntry>
+
+export type HeaderInit = Record<string, string | readonly string[] | undefined>
+
+// RFC 9110 token characters for names; values may not carry line breaks or NUL.
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+const BAD_VALUE = /[\r\n\0]/
+
+/** A bag from Node's `req.headersDistinct` (lowercase names, value lists). */
+export function headersFromDistinct(distinct: Record<string, string[] | undefined>): HeaderBag {
+  const bag = new Map<string, HeaderEntry>()
+  for (const name of Object.keys(distinct)) {
+    const values = distinct[name]
+    if (values) bag.set(name, { name, values })
+  }
+  return bag
+}
+
+/** A bag from a plain record, validating names and values as `withHeader` does. */
+export function headersFromRecord(init: HeaderInit): HeaderBag {
+  let bag: HeaderBag = new Map()
+  for (const name of Object.keys(init)) {
+    const value = init[name]
+    if (value !== undefined) bag = withAddedHeader(bag, name, value)
+  }
+  return bag
+}
+
+/** A bag from a WHATWG `Headers` object (already validated by it). */
+export function headersFromWeb(headers: Headers): HeaderBag {
+  const bag = new Map<string, HeaderEntry>()
+  for (const [name, value] of headers) {
+    const previous = bag.get(name)?.values ?? []
+    // `Headers` joins repeated fields with ', ' except Set-Cookie, which it lists separately.
+    bag.set(name, { name, values: [...previous, value] })
+  }
+  return bag
+}
+
+/** The values of `name`, empty when absent. */
+export function headerValues(bag: HeaderBag, name: string): readonly string[] {
+  return bag.get(name.toLowerCase())?.values ?? []
+}
+
+/** The first value of `name`, or undefined. */
+export function firstHeader(bag: HeaderBag, name: string): string | undefined {
+  return headerValues(bag, name)[0]
+}
+
+/** A copy of `bag` with `name` set to `value`, replacing earlier values. */
+export function withHeader(
+  bag: HeaderBag,
+  name: string,
+  value: string | readonly string[],
+): HeaderBag {
+  const copy = new Map(bag)
+  copy.set(name.toLowerCase(), { name, values: checkValues(name, value) })
+  return copy
+}
+
+/** A copy of `bag` with `value` appended to `name`. */
+export function withAddedHeader(
+  bag: HeaderBag,
+  name: string,
+  value: string | readonly string[],
+): HeaderBag {
+  const previous = bag.get(name.toLowerCase())
+  const values = [...(previous?.values ?? []), ...checkValues(name, value)]
+  const copy = new Map(bag)
+  copy.set(name.toLowerCase(), { name: previous?.name ?? name, values })
+  return copy
+}
+
+/** A copy of `bag` without `name`. */
+export function withoutHeader(bag: HeaderBag, name: string): HeaderBag {
+  const copy = new Map(bag)
+  copy.delete(name.toLowerCase())
+  return copy
+}
+
+/** Header name → list of values, names as first given. */
+export function headersToRecord(bag: HeaderBag): Record<string, string[]> {
+  const record: Record<string, string[]> = {}
+  for (const entry of bag.values()) {
+    Object.defineProperty(record, entry.name, {
+      value: [...entry.values],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
+  }
+  return record
+}
+
+function checkValues(name: string, value: string | readonly string[]): string[] {
+  if (!TOKEN.test(name)) throw new TypeError(`Invalid header name: ${JSON.stringify(name)}`)
+  const values = typeof value === 'string' ? [value] : [...value]
+  for (const v of values) {
+    if (typeof v !== 'string' || BAD_VALUE.test(v)) {
+      throw new TypeError(`Invalid value for header ${name}`)
+    }
+  }
+  return values
+}

@@ -1,0 +1,110 @@
+/**
+ * The body accessors of the request (spec table, "Body" and "Files"), kept apart from the
+ * message plumbing: Laravel's InteractsWithInput, as a base class. Each reads the loaded body,
+ * so each throws until `loadBody()` has resolved (requests from `create()` start loaded).
+ */
+import type { BodyData } from './content.js'
+import { flattenKeys, isFilled, lookup, omit, pick, valueAt } from './input.js'
+import type { FileMap } from './multipart.js'
+import { copyParams, emptyParams, isRecord, type Params } from './params.js'
+import type { UploadedFile } from './uploaded-file.js'
+
+type Keys = readonly (string | readonly string[])[]
+
+/**
+ * Reading input. Extended by `FwRequest`, which supplies the body, query and method.
+ * @example
+ * request.only('name', 'address.city') // { name: 'Ada', address: { city: 'London' } }
+ */
+export abstract class InputMethods {
+  protected abstract bodyData(): BodyData
+  protected abstract queryParams(): Params
+  /** The method on the wire (`post()` ignores overrides, like PHP's `$_POST`). */
+  protected abstract wireMethod(): string
+
+  // --- Body -----------------------------------------------------------------------------------
+
+  /** The raw body as text ('' for multipart, whose parts are streamed, not kept). */
+  getContent(): string {
+    return this.bodyData().raw.toString('utf8')
+  }
+
+  /** PSR-7's parsed body: the JSON value or the form fields; null without a body. */
+  getParsedBody(): unknown {
+    const body = this.bodyData()
+    return body.kind === 'none' || body.kind === 'other' ? null : body.value()
+  }
+
+  /** Body fields (any method and type) over query params; a dotted key reads nested values. */
+  input(): Params
+  input(key: string, fallback?: unknown): unknown
+  input(key?: string, fallback: unknown = null): unknown {
+    const merged = this.#input()
+    return key === undefined ? merged : valueAt(merged, key, fallback)
+  }
+
+  /** The JSON body (null when the body is not JSON), or a dotted key in it. */
+  json(key?: string, fallback: unknown = null): unknown {
+    const body = this.bodyData()
+    const value = body.kind === 'json' ? body.value() : null
+    return key === undefined ? value : valueAt(value, key, fallback)
+  }
+
+  /** Form fields (urlencoded or multipart) of a POST request; `{}` otherwise. */
+  post(): Params
+  post(key: string, fallback?: unknown): unknown
+  post(key?: string, fallback: unknown = null): unknown {
+    const body = this.bodyData()
+    const isForm = this.wireMethod() === 'POST' && body.kind === 'form'
+    const fields = isForm ? copyParams(asParams(body.value())) : emptyParams()
+    return key === undefined ? fields : valueAt(fields, key, fallback)
+  }
+
+  /** Whether every key is present in `input()` (null values count as present). */
+  has(keys: string | readonly string[]): boolean {
+    const all = this.#input()
+    return flattenKeys([keys]).every((key) => lookup(all, key).found)
+  }
+
+  hasAll(keys: readonly string[]): boolean {
+    return this.has(keys)
+  }
+
+  /** Whether every key is present and not null, blank or an empty array. */
+  filled(keys: string | readonly string[]): boolean {
+    const all = this.#input()
+    return flattenKeys([keys]).every((key) => isFilled(valueAt(all, key, null)))
+  }
+
+  only(...keys: Keys): Params {
+    return pick(this.#input(), flattenKeys(keys))
+  }
+
+  except(...keys: Keys): Params {
+    return omit(this.#input(), flattenKeys(keys))
+  }
+
+  /** Uploaded files by field name (a list for multi-file fields). */
+  files(): FileMap {
+    return Object.assign(emptyParams(), this.bodyData().files) as FileMap
+  }
+
+  getUploadedFiles(): FileMap {
+    return this.files()
+  }
+
+  file(key: string): UploadedFile | UploadedFile[] | null {
+    const files = this.bodyData().files
+    return Object.hasOwn(files, key) ? files[key]! : null
+  }
+
+  #input(): Params {
+    const merged = copyParams(this.queryParams())
+    Object.assign(merged, asParams(this.bodyData().value()))
+    return merged
+  }
+}
+
+function asParams(value: unknown): Params {
+  return isRecord(value) ? value : emptyParams()
+}

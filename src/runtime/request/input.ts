@@ -1,0 +1,106 @@
+/**
+ * Reading parsed input by dotted path (`user.address.city`, `items.0.name`), and the Laravel-style
+ * selections `only`, `except`, `filled`. Every lookup is an own-property lookup.
+ */
+import {
+  copyParams,
+  emptyParams,
+  FORBIDDEN_KEYS,
+  isRecord,
+  ownValue,
+  type Params,
+} from './params.js'
+
+/** The value at a dotted `path`, or `found: false`. */
+export function lookup(root: unknown, path: string): { found: boolean; value: unknown } {
+  let node = root
+  for (const segment of path.split('.')) {
+    const step = ownValue(node, segment)
+    if (!step.found) return step
+    node = step.value
+  }
+  return { found: true, value: node }
+}
+
+/** The value at `path`, or `fallback` when absent. */
+export function valueAt(root: unknown, path: string, fallback: unknown): unknown {
+  const { found, value } = lookup(root, path)
+  return found ? value : fallback
+}
+
+/** `query()`-style selection: all (a copy), several keys (null when missing), or one key. */
+export function select(
+  source: Params,
+  key: string | readonly string[] | undefined,
+  fallback: unknown,
+): unknown {
+  if (key === undefined) return copyParams(source)
+  if (typeof key === 'string') return valueAt(source, key, fallback)
+  const result = emptyParams()
+  for (const k of key) result[k] = valueAt(source, k, null)
+  return result
+}
+
+/** Present and not null, not a blank string, not an empty array (Laravel's `filled`). */
+export function isFilled(value: unknown): boolean {
+  if (value === null || value === undefined) return false
+  if (typeof value === 'string') return value.trim() !== ''
+  if (Array.isArray(value)) return value.length > 0
+  return true
+}
+
+/** Flattens `only('a', ['b', 'c'])`-style arguments. */
+export function flattenKeys(keys: readonly (string | readonly string[])[]): string[] {
+  return keys.flatMap((key) => (typeof key === 'string' ? [key] : [...key]))
+}
+
+/** A new map holding only `paths` that exist, nested as in the source. */
+export function pick(root: Params, paths: readonly string[]): Params {
+  const result = emptyParams()
+  for (const path of paths) {
+    const { found, value } = lookup(root, path)
+    if (found) setPath(result, path.split('.'), value)
+  }
+  return result
+}
+
+/** A copy of `root` without `paths`; only the containers on each path are copied. */
+export function omit(root: Params, paths: readonly string[]): Params {
+  const result = copyParams(root)
+  for (const path of paths) removePath(result, path.split('.'))
+  return result
+}
+
+function setPath(root: Params, segments: string[], value: unknown): void {
+  if (segments.some((s) => FORBIDDEN_KEYS.has(s))) return
+  let node = root
+  for (const segment of segments.slice(0, -1)) {
+    const child = node[segment]
+    node = isRecord(child) ? child : ((node[segment] = emptyParams()) as Params)
+  }
+  node[segments[segments.length - 1]!] = value
+}
+
+function removePath(root: Params, segments: string[]): void {
+  let node: Params | unknown[] = root
+  for (const [i, segment] of segments.entries()) {
+    const { found, value } = ownValue(node, segment)
+    if (!found) return
+    if (i === segments.length - 1) return removeKey(node, segment)
+    const copy = copyContainer(value)
+    if (copy === null) return
+    if (Array.isArray(node)) node[Number(segment)] = copy
+    else node[segment] = copy
+    node = copy
+  }
+}
+
+function removeKey(node: Params | unknown[], key: string): void {
+  if (Array.isArray(node)) node.splice(Number(key), 1)
+  else delete node[key]
+}
+
+function copyContainer(value: unknown): Params | unknown[] | null {
+  if (Array.isArray(value)) return [...value]
+  return isRecord(value) ? copyParams(value) : null
+}

@@ -1,0 +1,237 @@
+/**
+ * `multipart/form-data` with busboy. Every busboy limit is set; every stream involved (busboy,
+ * each file stream, each temp-file write stream) has an 'error' listener, because one missing
+ * listener turns a malformed upload into a crashed process (multer, CVE-2025-47944). Files go
+ * to `uploadDir` under random names; on any failure the partial temp files are removed.
+ */
+import { randomBytes } from 'node:crypto'
+import { createWriteStream, type WriteStream } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Readable } from 'node:stream'
+import busboy from 'busboy'
+import { badRequest, HttpError, internalError, payloadTooLarge } from '../http-error.js'
+import type { BodyLimits } from '../types.js'
+import { addParam, finalizeParams } from './query.js'
+import { emptyParams, FORBIDDEN_KEYS, type Params } from './params.js'
+import type { BodyStream } from './read-body.js'
+import { UploadedFile } from './uploaded-file.js'
+
+/**
+ * Field name → file, or a list of files for `name[]` and repeated names. File field names are
+ * not nested further: `doc[a]` is the key 'doc[a]'.
+ */
+export type FileMap = Record<string, UploadedFile | UploadedFile[]>
+
+export interface MultipartResult {
+  fields: Params
+  files: FileMap
+  uploads: UploadedFile[]
+}
+
+export interface MultipartOptions {
+  limits: BodyLimits
+  uploadDir: string
+}
+
+/**
+ * Parses a multipart body. No boundary, a truncated body or a malformed part → 400; a file,
+ * field, or count over its limit → 413; an aborted upload → 400 (nobody is listening by then).
+ * @example
+ * const { fields, files } = await parseMultipart(body, contentType, { limits, uploadDir })
+ */
+export function parseMultipart(
+  body: BodyStream,
+  contentType: string,
+  options: MultipartOptions,
+): Promise<MultipartResult> {
+  return new MultipartRun(body, createParser(contentType, options.limits), options).result
+}
+
+function createParser(contentType: string, limits: BodyLimits): busboy.Busboy {
+  try {
+    return busboy({
+      headers: { 'content-type': contentType },
+      // Browsers send UTF-8 filenames; busboy's default for them is latin1.
+      defParamCharset: 'utf8',
+      limits: {
+        // busboy truncates when a size *reaches* its limit; ours are inclusive, hence + 1.
+        fileSize: limits.fileSize + 1,
+        fieldSize: limits.body + 1,
+        fieldNameSize: 1024,
+        files: limits.files,
+        fields: limits.fields,
+        // busboy signals this limit when the count is reached, hence + 1 as well.
+        parts: limits.parts + 1,
+        headerPairs: 64,
+      },
+    })
+  } catch (error) {
+    throw badRequest('Malformed multipart body: missing boundary', { cause: error })
+  }
+}
+
+class MultipartRun {
+  readonly result: Promise<MultipartResult>
+  readonly #body: BodyStream
+  readonly #parser: busboy.Busboy
+  readonly #options: MultipartOptions
+  readonly #fields = emptyParams()
+  readonly #uploads: TempUpload[] = []
+  #fieldBytes = 0
+  #settled = false
+  #resolve!: (result: MultipartResult) => void
+  #reject!: (error: unknown) => void
+
+  constructor(body: BodyStream, parser: busboy.Busboy, options: MultipartOptions) {
+    this.#body = body
+    this.#parser = parser
+    this.#options = options
+    this.result = new Promise((resolve, reject) => {
+      this.#resolve = resolve
+      this.#reject = reject
+    })
+    this.#listen()
+    body.stream.on('error', (error) => this.#fail(badRequest('Malformed body', { cause: error })))
+    body.onAbort((error) => this.#fail(error))
+    body.stream.pipe(parser)
+  }
+
+  #listen(): void {
+    const tooMany = (what: string) => () => this.#fail(payloadTooLarge(`Too many ${what}`))
+    this.#parser
+      .on('file', (name, stream, info) => this.#onFile(name, stream, info))
+      .on('field', (name, value, info) => this.#onField(name, value, info))
+      .on('filesLimit', tooMany(`files (limit ${this.#options.limits.files})`))
+      .on('fieldsLimit', tooMany(`fields (limit ${this.#options.limits.fields})`))
+      .on('partsLimit', tooMany(`parts (limit ${this.#options.limits.parts})`))
+      .on('error', (error) => this.#fail(malformed(error)))
+      .on('close', () => void this.#complete())
+  }
+
+  #onFile(name: string, stream: Readable, info: busboy.FileInfo): void {
+    stream.on('error', (error) => this.#fail(malformed(error)))
+    // An empty file input is sent with filename="" and no content: no file.
+    if (this.#settled || !usableName(name) || info.filename === '') return void stream.resume()
+    const upload = new TempUpload(this.#options.uploadDir, name, info)
+    this.#uploads.push(upload)
+    upload.file.on('error', (error) => this.#fail(storeError(error)))
+    stream.on('data', (chunk: Buffer) => (upload.size += chunk.length))
+    stream.once('limit', () => {
+      const limit = this.#options.limits.fileSize
+      this.#fail(payloadTooLarge(`Uploaded file exceeds the limit of ${limit} bytes`))
+    })
+    stream.pipe(upload.file)
+  }
+
+  #onField(name: string, value: string, info: busboy.FieldInfo): void {
+    if (this.#settled || !usableName(name)) return
+    const { body, depth } = this.#options.limits
+    this.#fieldBytes += Buffer.byteLength(name) + Buffer.byteLength(value)
+    // Each field is capped by busboy; this caps them all together, as for urlencoded bodies.
+    if (info.nameTruncated || info.valueTruncated || this.#fieldBytes > body) {
+      return void this.#fail(payloadTooLarge(`Form fields exceed the limit of ${body} bytes`))
+    }
+    try {
+      addParam(this.#fields, name, value, depth, true)
+    } catch (error) {
+      this.#fail(error)
+    }
+  }
+
+  async #complete(): Promise<void> {
+    if (this.#settled) return
+    try {
+      await Promise.all(this.#uploads.map((upload) => upload.written))
+    } catch (error) {
+      return this.#fail(storeError(error))
+    }
+    if (this.#settled) return
+    this.#settled = true
+    const uploads = this.#uploads.map((upload) => upload.toUploadedFile())
+    this.#resolve({
+      fields: finalizeParams(this.#fields),
+      files: groupFiles(this.#uploads, uploads),
+      uploads,
+    })
+  }
+
+  async #fail(error: unknown): Promise<void> {
+    if (this.#settled) return
+    this.#settled = true
+    this.#body.stream.unpipe(this.#parser)
+    this.#body.stop()
+    // Not synchronously: we may be inside a busboy callback that still touches its state
+    // (destroying it during a file 'limit' event makes busboy throw on a null stream).
+    setImmediate(() => this.#parser.destroy())
+    // allSettled: a failed unlink must not hide the error the client gets.
+    await Promise.allSettled(this.#uploads.map((upload) => upload.remove()))
+    this.#reject(error)
+  }
+}
+
+/** One file being written to disk. */
+class TempUpload {
+  readonly path: string
+  readonly field: string
+  readonly info: busboy.FileInfo
+  readonly file: WriteStream
+  readonly written: Promise<void>
+  readonly #closed: Promise<void>
+  size = 0
+
+  constructor(dir: string, field: string, info: busboy.FileInfo) {
+    // The client's filename never reaches the file system: 128 random bits name the file.
+    this.path = join(dir, `fw-upload-${randomBytes(16).toString('hex')}`)
+    this.field = field
+    this.info = info
+    this.file = createWriteStream(this.path, { flags: 'wx', mode: 0o600 })
+    this.written = new Promise((resolve, reject) => {
+      this.file.once('finish', resolve).once('error', reject)
+    })
+    this.written.catch(() => {}) // the 'error' listener in MultipartRun reports it
+    this.#closed = new Promise((resolve) => this.file.once('close', resolve))
+  }
+
+  /** Waits until the descriptor is closed, then unlinks: removing earlier could race the open. */
+  async remove(): Promise<void> {
+    this.file.destroy()
+    await this.#closed
+    await rm(this.path, { force: true })
+  }
+
+  toUploadedFile(): UploadedFile {
+    return new UploadedFile({
+      path: this.path,
+      size: this.size,
+      clientFilename: this.info.filename ?? null,
+      clientMediaType: this.info.mimeType,
+    })
+  }
+}
+
+function groupFiles(uploads: TempUpload[], files: UploadedFile[]): FileMap {
+  const map = emptyParams() as FileMap
+  uploads.forEach((upload, i) => {
+    const list = upload.field.endsWith('[]')
+    const key = list ? upload.field.slice(0, -2) : upload.field
+    const previous = map[key]
+    if (previous === undefined) map[key] = list ? [files[i]!] : files[i]!
+    else map[key] = [...(Array.isArray(previous) ? previous : [previous]), files[i]!]
+  })
+  return map
+}
+
+function usableName(name: string | undefined): name is string {
+  return typeof name === 'string' && name !== '' && !FORBIDDEN_KEYS.has(name.replace(/\[\]$/, ''))
+}
+
+function malformed(error: unknown): HttpError {
+  if (error instanceof HttpError) return error
+  const reason = error instanceof Error ? `: ${error.message}` : ''
+  return badRequest(`Malformed multipart body${reason}`, { cause: error })
+}
+
+function storeError(error: unknown): HttpError {
+  return internalError('Could not store the uploaded file', { cause: error })
+}

@@ -1,0 +1,48 @@
+/** Request options with defaults applied, resolved once per options object. */
+import { tmpdir } from 'node:os'
+import proxyaddr from 'proxy-addr'
+import { DEFAULT_BODY_LIMITS, type BodyLimits, type RequestOptions } from '../types.js'
+
+export type TrustFunction = (address: string, hop: number) => boolean
+
+export interface ResolvedOptions {
+  readonly trustProxy: TrustFunction
+  readonly limits: BodyLimits
+  readonly uploadDir: string
+}
+
+/**
+ * A trust function for `RequestOptions.trustProxy` from addresses and CIDRs (the
+ * `TRUSTED_PROXIES` setting: a list or a comma-separated string). Loopback is always trusted.
+ * @example
+ * FwRequest.fromNode(req, { trustProxy: compileTrust(process.env.TRUSTED_PROXIES) })
+ */
+export function compileTrust(addresses: string | readonly string[] = []): TrustFunction {
+  const list = typeof addresses === 'string' ? addresses.split(',') : addresses
+  const extra = list.map((a) => a.trim()).filter((a) => a !== '')
+  return proxyaddr.compile(['loopback', ...extra])
+}
+
+const DEFAULTS: ResolvedOptions = {
+  trustProxy: compileTrust(),
+  limits: DEFAULT_BODY_LIMITS,
+  uploadDir: tmpdir(),
+}
+
+// The kernel passes the same options object for every request; merge it only once.
+const resolved = new WeakMap<RequestOptions, ResolvedOptions>()
+
+/** `options` with defaults filled in (cached per object). */
+export function resolveOptions(options: RequestOptions | undefined): ResolvedOptions {
+  if (options === undefined) return DEFAULTS
+  let result = resolved.get(options)
+  if (result === undefined) {
+    result = {
+      trustProxy: options.trustProxy ?? DEFAULTS.trustProxy,
+      limits: { ...DEFAULT_BODY_LIMITS, ...options.limits },
+      uploadDir: options.uploadDir ?? DEFAULTS.uploadDir,
+    }
+    resolved.set(options, result)
+  }
+  return result
+}

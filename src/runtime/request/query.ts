@@ -1,0 +1,144 @@
+/**
+ * `application/x-www-form-urlencoded` and query strings with PHP-style nested keys:
+ * `a[b]=1&c[]=2&c[]=3` → `{ a: { b: '1' }, c: ['2', '3'] }`. Repeated plain keys: the last wins
+ * (PHP and Laravel semantics). Containers are null-prototype objects; keys `__proto__`,
+ * `constructor` and `prototype` are dropped with their pair.
+ */
+import { unescape } from 'node:querystring'
+import { payloadTooLarge } from '../http-error.js'
+import { emptyParams, FORBIDDEN_KEYS, isRecord, type Params } from './params.js'
+
+export interface NestLimits {
+  /** Pairs per string. */
+  keys: number
+  /** Nesting levels; `a=1` is 1, `a[b]=1` is 2. */
+  depth: number
+}
+
+/**
+ * Parses `text`. Lenient (`strict` false, used for the URL query): pairs past `limits.keys` are
+ * ignored and key segments past `limits.depth` stay one literal key, like qs. Strict (bodies):
+ * either overflow is a 413, like body-parser's parameterLimit.
+ * @example
+ * parseParams('a[b]=1&c[]=2', { keys: 1000, depth: 32 }) // { a: { b: '1' }, c: ['2'] }
+ */
+export function parseParams(text: string, limits: NestLimits, strict = false): Params {
+  const root = emptyParams()
+  let count = 0
+  for (let start = 0; start < text.length;) {
+    let end = text.indexOf('&', start)
+    if (end === -1) end = text.length
+    if (end > start) {
+      if (++count > limits.keys) {
+        if (strict) throw payloadTooLarge(`Too many parameters (limit ${limits.keys})`)
+        break
+      }
+      addPair(root, text.slice(start, end), limits.depth, strict)
+    }
+    start = end + 1
+  }
+  return finalizeParams(root)
+}
+
+function addPair(root: Params, pair: string, depth: number, strict: boolean): void {
+  const eq = pair.indexOf('=')
+  const key = decodeComponent(eq === -1 ? pair : pair.slice(0, eq))
+  const value = eq === -1 ? '' : decodeComponent(pair.slice(eq + 1))
+  addParam(root, key, value, depth, strict)
+}
+
+/** Form decoding: `+` is a space; malformed percent escapes are kept as they are. */
+export function decodeComponent(text: string): string {
+  return unescape(text.includes('+') ? text.replaceAll('+', ' ') : text)
+}
+
+/**
+ * Sets `key` (possibly `a[b][]`) to `value` inside `root`. Call `finalizeParams` once done.
+ * Returns false when the pair was dropped (empty or forbidden key).
+ */
+export function addParam(
+  root: Params,
+  key: string,
+  value: unknown,
+  depth: number,
+  strict = false,
+): boolean {
+  const segments = splitKey(key, depth, strict)
+  if (segments[0] === '' || segments.some((s) => FORBIDDEN_KEYS.has(s))) return false
+  let node = root
+  for (let i = 0; i < segments.length - 1; i++) {
+    const name = slotName(node, segments[i]!)
+    const child = node[name]
+    node = isRecord(child) ? child : ((node[name] = emptyParams()) as Params)
+  }
+  node[slotName(node, segments[segments.length - 1]!)] = value
+  return true
+}
+
+/** `a[b][c]` → ['a', 'b', 'c']; `a[]` → ['a', '']. Text after the last `]` is ignored (PHP). */
+function splitKey(key: string, depth: number, strict: boolean): string[] {
+  const open = key.indexOf('[')
+  // No brackets, or a leading one: the whole key is a plain name.
+  if (open <= 0 || key.indexOf(']', open) === -1) return [key]
+  const segments = [key.slice(0, open)]
+  let pos = open
+  while (key[pos] === '[') {
+    const close = key.indexOf(']', pos)
+    if (close === -1) break
+    if (segments.length >= depth) {
+      if (strict) throw payloadTooLarge(`Parameters nested deeper than ${depth} levels`)
+      // Keep the rest on the last level as text, so the nesting never exceeds `depth`.
+      segments[segments.length - 1] += key.slice(pos)
+      break
+    }
+    segments.push(key.slice(pos + 1, close))
+    pos = close + 1
+  }
+  return segments
+}
+
+/** `[]` appends: the first free integer key. */
+function slotName(node: Params, segment: string): string {
+  if (segment !== '') return segment
+  let index = Object.keys(node).length
+  while (Object.hasOwn(node, String(index))) index++
+  return String(index)
+}
+
+/** Turns every map whose keys are exactly 0..n-1 into an array, depth first. */
+export function finalizeParams(root: Params): Params {
+  for (const key of Object.keys(root)) root[key] = finalizeValue(root[key])
+  return root
+}
+
+function finalizeValue(value: unknown): unknown {
+  if (!isRecord(value)) return value
+  const keys = Object.keys(value)
+  for (const key of keys) value[key] = finalizeValue(value[key])
+  // Integer-like keys enumerate in ascending order, so a dense 0..n-1 map reads in order.
+  const dense = keys.length > 0 && keys.every((k, i) => k === String(i))
+  return dense ? keys.map((k) => value[k]) : value
+}
+
+/**
+ * Serialises parameters back to a query string with nested keys.
+ * @example
+ * buildQuery({ a: { b: '1' }, c: ['2'] }) // 'a%5Bb%5D=1&c%5B0%5D=2'
+ */
+export function buildQuery(params: Params): string {
+  const pairs: string[] = []
+  const visit = (prefix: string, value: unknown): void => {
+    if (Array.isArray(value)) value.forEach((v, i) => visit(`${prefix}[${i}]`, v))
+    else if (isRecord(value)) for (const k of Object.keys(value)) visit(`${prefix}[${k}]`, value[k])
+    else if (value !== undefined)
+      pairs.push(`${encodeURIComponent(prefix)}=${encodeURIComponent(scalar(value))}`)
+  }
+  for (const key of Object.keys(params)) visit(key, params[key])
+  return pairs.join('&')
+}
+
+function scalar(value: unknown): string {
+  if (value === null) return ''
+  if (typeof value === 'boolean') return value ? '1' : '0'
+  return String(value)
+}

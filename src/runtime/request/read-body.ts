@@ -1,0 +1,107 @@
+/**
+ * Reading a request body off the wire: Content-Encoding, size limits counted after
+ * decompression, and leaving the connection usable when we stop early.
+ */
+import type { Readable, Transform } from 'node:stream'
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
+import { badRequest, HttpError, payloadTooLarge, unsupportedMediaType } from '../http-error.js'
+
+/** A body being read: the decoded bytes, and what to do when we stop or the client leaves. */
+export interface BodyStream {
+  /** Decoded (decompressed) bytes. */
+  readonly stream: Readable
+  /** Detaches after a failure and drains the rest, so a keep-alive connection stays usable. */
+  stop(): void
+  /** Calls `listener` once if the client goes away before the body ended. */
+  onAbort(listener: (error: HttpError) => void): void
+}
+
+const DECODERS: Record<string, (() => Transform) | undefined> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+}
+
+/**
+ * Wraps `origin` in the decoder its Content-Encoding names. Anything else than identity, gzip,
+ * deflate or br (including a list of several) is a 415, before a byte is read.
+ */
+export function openBody(origin: Readable, contentEncoding: string | undefined): BodyStream {
+  const encoding = (contentEncoding ?? 'identity').trim().toLowerCase()
+  const create = encoding === 'identity' || encoding === '' ? null : DECODERS[encoding]
+  if (create === undefined) throw unsupportedMediaType(`Unsupported Content-Encoding: ${encoding}`)
+  // Its 'end' is gone: waiting for it would hang the request forever.
+  if (origin.readableEnded) throw new Error('The request body was already read elsewhere')
+  const decoder = create?.() ?? null
+  let ended = false
+  origin.once('end', () => (ended = true))
+  if (decoder) origin.pipe(decoder)
+  return {
+    stream: decoder ?? origin,
+    stop: () => {
+      if (decoder) {
+        origin.unpipe(decoder)
+        decoder.destroy()
+      }
+      if (!origin.destroyed) origin.resume()
+    },
+    onAbort: (listener) => {
+      const abort = (): void => {
+        if (!ended) listener(badRequest('Request body aborted by the client'))
+      }
+      if (origin.destroyed) return abort()
+      origin.once('close', abort)
+      origin.on('error', abort)
+    },
+  }
+}
+
+/** 413 up front when a declared Content-Length is already over `limit` (nothing is read). */
+export function checkDeclaredLength(contentLength: string | undefined, limit: number): void {
+  if (contentLength === undefined || !/^\d+$/.test(contentLength)) return
+  if (Number(contentLength) > limit) throw tooLarge(limit)
+}
+
+/**
+ * Reads the decoded body to the end. Counting continues while streaming because chunked bodies
+ * declare no length and compressed ones lie about it: past `limit` bytes we stop at once.
+ */
+export function readAll(body: BodyStream, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let settled = false
+    const finish = (error?: HttpError): void => {
+      if (settled) return
+      settled = true
+      body.stream.off('data', onData)
+      if (!error) return resolve(Buffer.concat(chunks, size))
+      body.stop()
+      reject(error)
+    }
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length
+      if (size > limit) return finish(tooLarge(limit))
+      chunks.push(chunk)
+    }
+    body.stream.on('data', onData)
+    body.stream.once('end', () => finish())
+    body.stream.on('error', (error) => finish(decodeError(error)))
+    body.onAbort(finish)
+  })
+}
+
+export function tooLarge(limit: number): HttpError {
+  return payloadTooLarge(`Request body exceeds the limit of ${limit} bytes`)
+}
+
+/** Errors of a decoder are the client's malformed data; others mean the stream broke. */
+export function decodeError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error
+  const code = String((error as NodeJS.ErrnoException | undefined)?.code ?? '')
+  const compressed = code.startsWith('Z_') || code.includes('BROTLI') || code.startsWith('ERR__')
+  return badRequest(compressed ? 'Malformed compressed body' : 'Request body could not be read', {
+    cause: error,
+  })
+}

@@ -1,0 +1,327 @@
+/**
+ * The request object (spec "Request object"): immutable, every `with*` returns a new instance.
+ * The body is read by `loadBody()` (the kernel awaits it before the handler), never at
+ * construction; accessors that need it throw until it is loaded.
+ */
+import type { IncomingMessage } from 'node:http'
+import type { RequestOptions } from '../types.js'
+import { BodySlot } from './body.js'
+import type { BodyData } from './content.js'
+import { contentSlot, createState, type CreateRequestInit } from './factory.js'
+import * as h from './headers.js'
+import { select, valueAt } from './input.js'
+import { InputMethods } from './input-methods.js'
+import type { FileMap } from './multipart.js'
+import { resolveOptions, type TrustFunction } from './options.js'
+import { copyParams, emptyParams, type Params } from './params.js'
+import { parseParams } from './query.js'
+import { effectiveMethod, nodeState, webState, type RequestState } from './state.js'
+import * as uri from './uri.js'
+
+/**
+ * An HTTP request.
+ * @example
+ * const request = FwRequest.fromNode(req, { limits: { body: 64 * 1024 } })
+ * await request.loadBody()
+ * const city = request.input('user.address.city', 'unknown')
+ */
+export class FwRequest extends InputMethods {
+  readonly #s: RequestState
+  #location: uri.Location | null = null
+
+  private constructor(state: RequestState) {
+    super()
+    this.#s = state
+  }
+
+  /** From a Node request. Reads nothing yet: call `loadBody()` before body accessors. */
+  static fromNode(req: IncomingMessage, options?: RequestOptions): FwRequest {
+    return new FwRequest(nodeState(req, resolveOptions(options)))
+  }
+
+  /** From a WHATWG `Request`; `remoteAddress` is the peer (unset: no proxy is trusted). */
+  static fromWeb(
+    request: Request,
+    options?: RequestOptions & { remoteAddress?: string },
+  ): FwRequest {
+    return new FwRequest(webState(request, resolveOptions(options), options?.remoteAddress))
+  }
+
+  /** The test factory: body loaded from the start (except raw multipart content). */
+  static create(init: CreateRequestInit = {}, options?: RequestOptions): FwRequest {
+    return new FwRequest(createState(init, resolveOptions(options)))
+  }
+
+  /** Reads and parses the body once; 400/413/415 `HttpError`s on a bad body. */
+  loadBody(): Promise<void> {
+    return this.#s.body.load()
+  }
+
+  isBodyLoaded(): boolean {
+    return this.#s.body.isLoaded()
+  }
+
+  /** Removes uploaded temp files that were not moved (the kernel calls it after the response). */
+  async cleanup(): Promise<void> {
+    await Promise.all([...this.#s.slots].map((slot) => slot.cleanup()))
+  }
+
+  // --- Method ---------------------------------------------------------------------------------
+
+  /** The method, after X-Http-Method-Override (honoured on POST only). */
+  getMethod(): string {
+    return effectiveMethod(this.#s)
+  }
+
+  /** The method on the wire, ignoring any override. */
+  getOriginalMethod(): string {
+    return this.#s.method
+  }
+
+  isMethod(method: string): boolean {
+    return this.getMethod() === method.toUpperCase()
+  }
+
+  isGet(): boolean {
+    return this.isMethod('GET')
+  }
+
+  isPost(): boolean {
+    return this.isMethod('POST')
+  }
+
+  isPut(): boolean {
+    return this.isMethod('PUT')
+  }
+
+  isPatch(): boolean {
+    return this.isMethod('PATCH')
+  }
+
+  isDelete(): boolean {
+    return this.isMethod('DELETE')
+  }
+
+  isHead(): boolean {
+    return this.isMethod('HEAD')
+  }
+
+  isOptions(): boolean {
+    return this.isMethod('OPTIONS')
+  }
+
+  // --- URI and client -------------------------------------------------------------------------
+
+  /** `scheme://host[:port]/path?query`. */
+  getUri(): string {
+    const query = this.getQueryString()
+    return `${this.getSchemeAndHttpHost()}${this.getPath()}${query === '' ? '' : `?${query}`}`
+  }
+
+  getScheme(): 'http' | 'https' {
+    return this.#where().scheme
+  }
+
+  isSecure(): boolean {
+    return this.getScheme() === 'https'
+  }
+
+  /** Lowercase host without port. */
+  getHost(): string {
+    return this.#where().authority.host
+  }
+
+  getPort(): number {
+    return uri.effectivePort(this.#where().authority, this.getScheme())
+  }
+
+  getSchemeAndHttpHost(): string {
+    return uri.schemeAndHost(this.getScheme(), this.#where().authority)
+  }
+
+  /** The raw, still percent-encoded path. */
+  getPath(): string {
+    return uri.splitTarget(this.#s.target).path
+  }
+
+  /** The path below the base URL; fw has no front controller, so the same as `getPath()`. */
+  getPathInfo(): string {
+    return this.getPath()
+  }
+
+  getBaseUrl(): string {
+    return ''
+  }
+
+  /** The raw query string without `?` ('' when none). */
+  getQueryString(): string {
+    return uri.splitTarget(this.#s.target).query
+  }
+
+  /** The socket peer address, `::ffff:1.2.3.4` written as `1.2.3.4` ('' when unknown). */
+  getClientAddress(): string {
+    return uri.unmapAddress(this.#s.peer.remoteAddress) ?? ''
+  }
+
+  /** Whether the socket peer is a trusted proxy (so X-Forwarded-* headers count). */
+  isFromTrustedProxy(): boolean {
+    return uri.isTrustedPeer(this.#s.peer, this.#s.options.trustProxy)
+  }
+
+  /** The proxy trust function in effect (for client-IP middleware walking X-Forwarded-For). */
+  getTrustProxy(): TrustFunction {
+    return this.#s.options.trustProxy
+  }
+
+  #where(): uri.Location {
+    this.#location ??= uri.locate(this.#s.headers, this.#s.peer, this.isFromTrustedProxy())
+    return this.#location
+  }
+
+  // --- Query, cookies, server, attributes ----------------------------------------------------
+
+  /** All query params, a map of `keys` (null when missing), or one (dotted) key. */
+  query(): Params
+  query(keys: readonly string[]): Params
+  query(key: string, fallback?: unknown): unknown
+  query(key?: string | readonly string[], fallback: unknown = null): unknown {
+    return select(this.#s.query(), key, fallback)
+  }
+
+  getQueryParams(): Params {
+    return copyParams(this.#s.query())
+  }
+
+  getCookieParams(): Params {
+    return copyParams(this.#s.cookies())
+  }
+
+  cookie(key: string, fallback: unknown = null): unknown {
+    return valueAt(this.#s.cookies(), key, fallback)
+  }
+
+  getServerParams(): Params {
+    return copyParams(this.#s.server())
+  }
+
+  server(key: string, fallback: unknown = null): unknown {
+    return valueAt(this.#s.server(), key, fallback)
+  }
+
+  getAttributes(): Record<string, unknown> {
+    return Object.fromEntries(this.#s.attributes)
+  }
+
+  getAttribute<T = unknown>(name: string, fallback: T | null = null): T | null {
+    return this.#s.attributes.has(name) ? (this.#s.attributes.get(name) as T) : fallback
+  }
+
+  // --- Headers --------------------------------------------------------------------------------
+
+  getHeaders(): Record<string, string[]> {
+    return h.headersToRecord(this.#s.headers)
+  }
+
+  hasHeader(name: string): boolean {
+    return this.#s.headers.has(name.toLowerCase())
+  }
+
+  getHeader(name: string): string[] {
+    return [...h.headerValues(this.#s.headers, name)]
+  }
+
+  /** The values of `name` joined with ', ' ('' when absent). */
+  getHeaderLine(name: string): string {
+    return h.headerValues(this.#s.headers, name).join(', ')
+  }
+
+  protected bodyData(): BodyData {
+    return this.#s.body.data
+  }
+
+  protected queryParams(): Params {
+    return this.#s.query()
+  }
+
+  protected wireMethod(): string {
+    return this.#s.method
+  }
+
+  // --- Derivation (PSR-7) ---------------------------------------------------------------------
+
+  withMethod(method: string): FwRequest {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(method)) throw new TypeError('Invalid HTTP method')
+    return this.#with({ method: method.toUpperCase() })
+  }
+
+  /** A copy for another URI (path?query or absolute). Query params are re-read from it. */
+  withUri(target: string, preserveHost = false): FwRequest {
+    const url = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(target) ? new URL(target) : null
+    const { path, query } = uri.splitTarget(target)
+    const params = parseParams(query, this.#s.options.limits)
+    const keepHost = preserveHost && this.hasHeader('host')
+    return this.#with({
+      target: query === '' ? path : `${path}?${query}`,
+      query: () => params,
+      headers: url && !keepHost ? h.withHeader(this.#s.headers, 'host', url.host) : this.#s.headers,
+      peer: url ? { ...this.#s.peer, encrypted: url.protocol === 'https:' } : this.#s.peer,
+    })
+  }
+
+  withHeader(name: string, value: string | readonly string[]): FwRequest {
+    return this.#with({ headers: h.withHeader(this.#s.headers, name, value) })
+  }
+
+  withAddedHeader(name: string, value: string | readonly string[]): FwRequest {
+    return this.#with({ headers: h.withAddedHeader(this.#s.headers, name, value) })
+  }
+
+  withoutHeader(name: string): FwRequest {
+    return this.#with({ headers: h.withoutHeader(this.#s.headers, name) })
+  }
+
+  /** A copy whose raw content is `content`, parsed again by the Content-Type. */
+  withBody(content: string | Buffer): FwRequest {
+    const slot = contentSlot(Buffer.from(content), this.#s.headers, this.#s.options)
+    this.#s.slots.add(slot)
+    return this.#with({ body: slot })
+  }
+
+  /** A copy whose parsed body (what `input()`/`post()` read) is `data`. */
+  withParsedBody(data: Params | null): FwRequest {
+    const value = data === null ? emptyParams() : copyParams(data)
+    const kind = (base: BodyData): BodyData['kind'] => (base.kind === 'json' ? 'json' : 'form')
+    return this.#with({
+      body: BodySlot.overlay(this.#s.body, (base) => ({ kind: kind(base), value: () => value })),
+    })
+  }
+
+  withUploadedFiles(files: FileMap): FwRequest {
+    const copy = Object.assign(emptyParams(), files) as FileMap
+    return this.#with({ body: BodySlot.overlay(this.#s.body, () => ({ files: copy })) })
+  }
+
+  withQueryParams(params: Params): FwRequest {
+    const copy = copyParams(params)
+    return this.#with({ query: () => copy })
+  }
+
+  withCookieParams(cookies: Params): FwRequest {
+    const copy = copyParams(cookies)
+    return this.#with({ cookies: () => copy })
+  }
+
+  withAttribute(name: string, value: unknown): FwRequest {
+    return this.#with({ attributes: new Map(this.#s.attributes).set(name, value) })
+  }
+
+  withoutAttribute(name: string): FwRequest {
+    const attributes = new Map(this.#s.attributes)
+    attributes.delete(name)
+    return this.#with({ attributes })
+  }
+
+  #with(patch: Partial<RequestState>): FwRequest {
+    return new FwRequest({ ...this.#s, ...patch })
+  }
+}

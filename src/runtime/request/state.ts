@@ -1,0 +1,213 @@
+/**
+ * The immutable state behind an `FwRequest`, and how each constructor builds it. Derived data
+ * (query, cookies, server params) is computed on first use: most handlers never read all of it,
+ * and `fromNode` is on the hot path.
+ */
+import type { IncomingMessage } from 'node:http'
+import type { TLSSocket } from 'node:tls'
+import { Readable } from 'node:stream'
+import type { ReadableStream as WebReadableStream } from 'node:stream/web'
+import { BodySlot } from './body.js'
+import { memoize } from './content.js'
+import { parseCookies } from './cookies.js'
+import {
+  firstHeader,
+  headersFromDistinct,
+  headersFromWeb,
+  headerValues,
+  withHeader,
+  type HeaderBag,
+} from './headers.js'
+import type { ResolvedOptions } from './options.js'
+import { emptyParams, type Params } from './params.js'
+import { parseParams } from './query.js'
+import { splitTarget, type Peer } from './uri.js'
+
+export interface RequestState {
+  /** The method on the wire, uppercase (the override is applied by `getMethod()`). */
+  readonly method: string
+  /** Raw request target: path and query, never decoded. */
+  readonly target: string
+  readonly headers: HeaderBag
+  readonly query: () => Params
+  readonly cookies: () => Params
+  readonly server: () => Params
+  readonly attributes: ReadonlyMap<string, unknown>
+  readonly peer: Peer
+  readonly body: BodySlot
+  /** Every slot that may own temp files, shared by all instances derived from one request. */
+  readonly slots: Set<BodySlot>
+  readonly options: ResolvedOptions
+}
+
+const NEVER_OVERRIDDEN = new Set(['GET', 'HEAD', 'CONNECT', 'TRACE'])
+
+/** The method after X-Http-Method-Override: only on POST, letters only, never to a safe method. */
+export function effectiveMethod(state: RequestState): string {
+  if (state.method !== 'POST') return state.method
+  const value = firstHeader(state.headers, 'x-http-method-override')?.trim()
+  if (value === undefined || !/^[A-Za-z]+$/.test(value)) return state.method
+  const method = value.toUpperCase()
+  return NEVER_OVERRIDDEN.has(method) ? state.method : method
+}
+
+/**
+ * State of a Node request. This is the hot path: no parsing happens here.
+ * @example
+ * const state = nodeState(req, resolveOptions(options))
+ */
+export function nodeState(req: IncomingMessage, options: ResolvedOptions): RequestState {
+  const socket = req.socket
+  const peer: Peer = {
+    remoteAddress: socket.remoteAddress,
+    remotePort: socket.remotePort,
+    encrypted: (socket as Partial<TLSSocket>).encrypted === true,
+    localAddress: socket.localAddress,
+    localPort: socket.localPort,
+  }
+  const headers = headersFromNode(req)
+  const method = (req.method ?? 'GET').toUpperCase()
+  const target = req.url ?? '/'
+  const base = { protocol: `HTTP/${req.httpVersion}`, time: Date.now() }
+  return assemble({
+    method,
+    target,
+    headers,
+    peer,
+    options,
+    server: () => serverParams({ method, target, headers, peer, ...base }),
+    body: wireSlot(headers, options, () => (hasBody(headers) ? req : null)),
+  })
+}
+
+function headersFromNode(req: IncomingMessage): HeaderBag {
+  return headersFromDistinct(req.headersDistinct as Record<string, string[] | undefined>)
+}
+
+/** State of a WHATWG Request; its body stream is wrapped only when loading. */
+export function webState(
+  request: Request,
+  options: ResolvedOptions,
+  remoteAddress: string | undefined,
+): RequestState {
+  const url = new URL(request.url)
+  let headers = headersFromWeb(request.headers)
+  // A Request built by hand often has no Host header: its URL says where it was sent.
+  if (!headers.has('host')) headers = withHeader(headers, 'host', url.host)
+  const peer: Peer = {
+    remoteAddress,
+    remotePort: undefined,
+    encrypted: url.protocol === 'https:',
+    localAddress: undefined,
+    localPort: undefined,
+  }
+  const method = request.method.toUpperCase()
+  const target = url.pathname + url.search
+  const base = { protocol: 'HTTP/1.1', time: Date.now() }
+  const open = (): Readable | null =>
+    request.body === null ? null : Readable.fromWeb(request.body as WebReadableStream)
+  return assemble({
+    method,
+    target,
+    headers,
+    peer,
+    options,
+    server: () => serverParams({ method, target, headers, peer, ...base }),
+    body: wireSlot(headers, options, open),
+  })
+}
+
+export interface Parts {
+  method: string
+  target: string
+  headers: HeaderBag
+  peer: Peer
+  options: ResolvedOptions
+  server: () => Params
+  body: BodySlot
+  query?: Params
+  cookies?: Params
+  attributes?: ReadonlyMap<string, unknown>
+}
+
+/** Fills the lazily derived parts and registers the body slot for cleanup. */
+export function assemble(parts: Parts): RequestState {
+  const { headers, options, target } = parts
+  const query = parts.query
+  const cookies = parts.cookies
+  return {
+    method: parts.method,
+    target,
+    headers,
+    peer: parts.peer,
+    options,
+    body: parts.body,
+    slots: new Set([parts.body]),
+    attributes: parts.attributes ?? new Map(),
+    server: memoize(parts.server),
+    query: query
+      ? () => query
+      : memoize(() => parseParams(splitTarget(target).query, options.limits)),
+    cookies: cookies
+      ? () => cookies
+      : memoize(() => parseCookies(headerValues(headers, 'cookie').join('; '))),
+  }
+}
+
+function wireSlot(
+  headers: HeaderBag,
+  options: ResolvedOptions,
+  open: () => Readable | null,
+): BodySlot {
+  return BodySlot.fromWire({
+    open,
+    contentType: firstHeader(headers, 'content-type'),
+    contentEncoding: headerValues(headers, 'content-encoding').join(', ') || undefined,
+    contentLength: firstHeader(headers, 'content-length'),
+    limits: options.limits,
+    uploadDir: options.uploadDir,
+  })
+}
+
+/** Whether the message has a body at all (RFC 9112 §6.3). */
+function hasBody(headers: HeaderBag): boolean {
+  if (headerValues(headers, 'transfer-encoding').length > 0) return true
+  const length = firstHeader(headers, 'content-length')
+  return length !== undefined && length !== '0'
+}
+
+interface ServerBase {
+  method: string
+  target: string
+  headers: HeaderBag
+  peer: Peer
+  protocol: string
+  time: number
+}
+
+/** PHP-style `$_SERVER`: REMOTE_ADDR, REQUEST_URI, ..., and HTTP_* for every header. */
+export function serverParams(base: ServerBase): Params {
+  const { peer } = base
+  const server = emptyParams()
+  const set = (name: string, value: string | number | undefined): void => {
+    if (value !== undefined) server[name] = value
+  }
+  set('REMOTE_ADDR', peer.remoteAddress)
+  set('REMOTE_PORT', peer.remotePort?.toString())
+  set('SERVER_ADDR', peer.localAddress)
+  set('SERVER_PORT', peer.localPort?.toString())
+  set('SERVER_PROTOCOL', base.protocol)
+  set('REQUEST_METHOD', base.method)
+  set('REQUEST_URI', base.target)
+  set('QUERY_STRING', splitTarget(base.target).query)
+  if (peer.encrypted) set('HTTPS', 'on')
+  set('REQUEST_TIME', Math.floor(base.time / 1000))
+  set('REQUEST_TIME_FLOAT', base.time / 1000)
+  for (const { name, values } of base.headers.values()) {
+    const key = name.toUpperCase().replaceAll('-', '_')
+    // PHP names these two without the HTTP_ prefix.
+    const isContent = key === 'CONTENT_TYPE' || key === 'CONTENT_LENGTH'
+    set(isContent ? key : `HTTP_${key}`, values.join(', '))
+  }
+  return server
+}

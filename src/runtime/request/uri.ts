@@ -1,0 +1,138 @@
+/**
+ * Scheme, host and port, honouring X-Forwarded-Proto/-Host/-Port only when the socket peer is a
+ * trusted proxy (DESIGN "Proxies"). Every header here is client input: parsed by hand or with
+ * linear regexes, and rejected rather than repaired.
+ */
+import { headerValues, firstHeader, type HeaderBag } from './headers.js'
+import type { TrustFunction } from './options.js'
+
+/** What the socket tells us, independent of headers. */
+export interface Peer {
+  /** The socket peer address (may be `::ffff:`-mapped IPv4). */
+  readonly remoteAddress: string | undefined
+  readonly remotePort: number | undefined
+  /** TLS on the socket (or an `https:` URL for web and test requests). */
+  readonly encrypted: boolean
+  readonly localAddress: string | undefined
+  readonly localPort: number | undefined
+}
+
+export interface Authority {
+  readonly host: string
+  readonly port: number | null
+}
+
+// A bracketed IPv6 literal or a registered name / IPv4, then an optional port. The two
+// alternatives share no characters with the port part, so matching stays linear.
+const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?$/
+const SCHEMES = new Set(['http', 'https'])
+
+export interface Location {
+  readonly scheme: 'http' | 'https'
+  readonly authority: Authority
+}
+
+/** Scheme and authority of a request, forwarded values counting only when `trusted`. */
+export function locate(headers: HeaderBag, peer: Peer, trusted: boolean): Location {
+  return {
+    scheme: resolveScheme(headers, peer, trusted),
+    authority: resolveAuthority(headers, peer, trusted),
+  }
+}
+
+/** Whether the socket peer is a proxy whose X-Forwarded-* headers we believe. */
+export function isTrustedPeer(peer: Peer, trust: TrustFunction): boolean {
+  return (
+    peer.remoteAddress !== undefined && peer.remoteAddress !== '' && trust(peer.remoteAddress, 0)
+  )
+}
+
+/**
+ * The last value of a forwarded header. A proxy that appends puts its own value last; anything
+ * before it came from further away (possibly the client), so the last one is the one our trusted
+ * peer vouches for.
+ */
+export function lastForwarded(headers: HeaderBag, name: string): string | undefined {
+  const values = headerValues(headers, name)
+  if (values.length === 0) return undefined
+  const joined = values.join(',')
+  const value = joined.slice(joined.lastIndexOf(',') + 1).trim()
+  return value === '' ? undefined : value
+}
+
+/** 'https' or 'http'. */
+export function resolveScheme(headers: HeaderBag, peer: Peer, trusted: boolean): 'http' | 'https' {
+  if (trusted) {
+    const proto = lastForwarded(headers, 'x-forwarded-proto')?.toLowerCase()
+    if (proto !== undefined && SCHEMES.has(proto)) return proto as 'http' | 'https'
+  }
+  return peer.encrypted ? 'https' : 'http'
+}
+
+/** Host (lowercase, no port) and the port the client named, if any. */
+export function resolveAuthority(headers: HeaderBag, peer: Peer, trusted: boolean): Authority {
+  const forwarded = trusted ? parseHost(lastForwarded(headers, 'x-forwarded-host')) : null
+  const authority = forwarded ?? parseHost(firstHeader(headers, 'host')) ?? localAuthority(peer)
+  const port = trusted ? parsePort(lastForwarded(headers, 'x-forwarded-port')) : null
+  return port === null ? authority : { host: authority.host, port }
+}
+
+/** The port in use: the named one, else the scheme's default. */
+export function effectivePort(authority: Authority, scheme: string): number {
+  return authority.port ?? (scheme === 'https' ? 443 : 80)
+}
+
+/** `scheme://host[:port]`, the port only when it is not the scheme's default. */
+export function schemeAndHost(scheme: string, authority: Authority): string {
+  const port = effectivePort(authority, scheme)
+  const isDefault = port === (scheme === 'https' ? 443 : 80)
+  return `${scheme}://${authority.host}${isDefault ? '' : `:${port}`}`
+}
+
+/** Parses `host[:port]`; null for anything that is not a plain host. */
+export function parseHost(value: string | undefined): Authority | null {
+  if (value === undefined) return null
+  const match = HOST.exec(value.trim())
+  if (match === null) return null
+  const port = match[2] === undefined ? null : parsePort(match[2])
+  if (match[2] !== undefined && port === null) return null
+  return { host: match[1]!.toLowerCase(), port }
+}
+
+function parsePort(value: string | undefined): number | null {
+  if (value === undefined || !/^\d{1,5}$/.test(value)) return null
+  const port = Number(value)
+  return port >= 1 && port <= 65535 ? port : null
+}
+
+/** No usable Host header (HTTP/1.0): the address the socket was accepted on. */
+function localAuthority(peer: Peer): Authority {
+  const address = peer.localAddress
+  if (address === undefined || address === '') return { host: 'localhost', port: null }
+  const host = address.includes(':') ? `[${address}]` : address
+  return { host: host.toLowerCase(), port: peer.localPort ?? null }
+}
+
+/** `::ffff:1.2.3.4` → `1.2.3.4`; other addresses unchanged. */
+export function unmapAddress(address: string | undefined): string | undefined {
+  if (address === undefined) return undefined
+  return address.toLowerCase().startsWith('::ffff:') && address.includes('.')
+    ? address.slice(7)
+    : address
+}
+
+/** Splits a request target into its raw path and query string (a fragment is dropped). */
+export function splitTarget(target: string): { path: string; query: string } {
+  let rest = target
+  // Absolute form (`GET http://host/path`, sent to proxies): keep only the path.
+  if (!rest.startsWith('/') && /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(rest)) {
+    let end = rest.indexOf('//') + 2
+    while (end < rest.length && !'/?#'.includes(rest[end]!)) end++
+    rest = rest.slice(end)
+  }
+  const hash = rest.indexOf('#')
+  if (hash !== -1) rest = rest.slice(0, hash)
+  const question = rest.indexOf('?')
+  const path = question === -1 ? rest : rest.slice(0, question)
+  return { path: path === '' ? '/' : path, query: question === -1 ? '' : rest.slice(question + 1) }
+}

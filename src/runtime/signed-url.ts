@@ -1,0 +1,124 @@
+/**
+ * Signed URLs. `_sig` is the hex HMAC-SHA256 of the path and the key-sorted, RFC 3986-encoded
+ * query without `_sig` (so `_exp` is signed too); payloadMode `absolute` prefixes
+ * `scheme://host[:port]`. One key signs; every configured key verifies (rotation).
+ * Verification order (DESIGN.md): missing `_sig` 400, malformed `_exp` 400, no key matches 403,
+ * expired 410.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { badRequest, forbidden, gone } from './http-error.js'
+import type { FwRequest } from './request/request.js'
+
+export type PayloadMode = 'relative' | 'absolute'
+type UrlFor = (name: string, params?: Record<string, unknown>, query?: Record<string, unknown>, absolute?: boolean | string) => string
+
+export interface UrlSignerOptions {
+  /** The first key signs; all of them verify. */
+  keys: readonly string[]
+  urlFor: UrlFor
+  now?: () => number
+}
+
+/**
+ * @example
+ * const signer = new UrlSigner({ keys: [secret], urlFor })
+ * signer.temporaryUrlFor('demo.signed', { id: 1 }, {}, 300) // '/demo/signed/1?_exp=...&_sig=...'
+ */
+export class UrlSigner {
+  readonly #keys: readonly string[]
+  readonly #urlFor: UrlFor
+  readonly #now: () => number
+
+  constructor(options: UrlSignerOptions) {
+    if (options.keys.length === 0 || options.keys.some((k) => k.length === 0)) {
+      throw new Error('UrlSigner needs at least one non-empty key')
+    }
+    this.#keys = options.keys
+    this.#urlFor = options.urlFor
+    this.#now = options.now ?? (() => Math.floor(Date.now() / 1000))
+  }
+
+  /** A signed URL; with `ttl` (seconds) it expires. */
+  signedUrlFor(name: string, params: Record<string, unknown> = {}, query: Record<string, unknown> = {}, ttl: number | null = null, absolute = false, payloadMode: PayloadMode | null = null): string {
+    const expires = ttl === null ? null : this.#now() + ttl
+    return this.#sign(name, params, query, expires, absolute, payloadMode ?? 'relative')
+  }
+
+  /** A signed URL that expires `ttl` seconds from now (ttl required). */
+  temporaryUrlFor(name: string, params: Record<string, unknown> = {}, query: Record<string, unknown> = {}, ttl: number | null = null, absolute = false, payloadMode: PayloadMode | null = null): string {
+    if (ttl === null || !(ttl > 0)) throw new RangeError('temporaryUrlFor needs a positive ttl in seconds')
+    return this.signedUrlFor(name, params, query, ttl, absolute, payloadMode)
+  }
+
+  /** A signed URL valid until `expiresAt` (a Date or Unix seconds). */
+  temporaryUrlUntil(name: string, expiresAt: Date | number, params: Record<string, unknown> = {}, query: Record<string, unknown> = {}, absolute = false, payloadMode: PayloadMode | null = null): string {
+    const expires = expiresAt instanceof Date ? Math.floor(expiresAt.getTime() / 1000) : Math.floor(expiresAt)
+    return this.#sign(name, params, query, expires, absolute, payloadMode ?? 'relative')
+  }
+
+  /** Throws the HttpError DESIGN.md decides when `request`'s signature does not hold. */
+  verify(request: FwRequest): void {
+    const pairs = parsePairs(request.getQueryString())
+    const sig = pairs.filter(([k]) => k === '_sig')
+    if (sig.length !== 1 || !/^[0-9a-f]{64}$/.test(sig[0]![1])) throw badRequest('Missing or malformed URL signature')
+    const exp = pairs.filter(([k]) => k === '_exp')
+    if (exp.length > 1 || (exp.length === 1 && !/^[0-9]{1,12}$/.test(exp[0]![1]))) {
+      throw badRequest('Malformed URL expiry')
+    }
+    const canonical = canonicalQuery(pairs.filter(([k]) => k !== '_sig'))
+    const payloads = [
+      `${request.getPath()}?${canonical}`,
+      `${request.getSchemeAndHttpHost()}${request.getPath()}?${canonical}`,
+    ]
+    const given = Buffer.from(sig[0]![1], 'hex')
+    const valid = this.#keys.some((key) => payloads.some((p) => timingSafeEqual(hmac(key, p), given)))
+    if (!valid) throw forbidden('Invalid URL signature')
+    if (exp.length === 1 && Number(exp[0]![1]) < this.#now()) throw gone('This link has expired')
+  }
+
+  #sign(name: string, params: Record<string, unknown>, query: Record<string, unknown>, expires: number | null, absolute: boolean, mode: PayloadMode): string {
+    if (Object.hasOwn(query, '_sig') || Object.hasOwn(query, '_exp')) {
+      throw new TypeError('_sig and _exp are reserved for signed URLs')
+    }
+    const withExpiry = expires === null ? query : { ...query, _exp: expires }
+    const full = this.#urlFor(name, params, withExpiry, true)
+    const url = new URL(full)
+    const pairs = parsePairs(url.search.slice(1))
+    const payload = `${mode === 'absolute' ? url.origin : ''}${url.pathname}?${canonicalQuery(pairs)}`
+    const signature = hmac(this.#keys[0]!, payload).toString('hex')
+    const signed = `${url.pathname}${url.search}${url.search ? '&' : '?'}_sig=${signature}`
+    return absolute ? `${url.origin}${signed}` : signed
+  }
+}
+
+function hmac(key: string, payload: string): Buffer {
+  return createHmac('sha256', key).update(payload).digest()
+}
+
+/** Decoded key/value pairs of a raw query string ('+' is a space, as in forms). */
+function parsePairs(query: string): [string, string][] {
+  if (query === '') return []
+  return query.split('&').filter(Boolean).map((part) => {
+    const eq = part.indexOf('=')
+    const raw = eq === -1 ? [part, ''] : [part.slice(0, eq), part.slice(eq + 1)]
+    return raw.map((s) => safeDecode(s!.replace(/\+/g, ' '))) as [string, string]
+  })
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
+/** RFC 3986 encoding of each key and value, sorted by key then value. */
+function canonicalQuery(pairs: [string, string][]): string {
+  const encode = (s: string): string => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  return pairs
+    .map(([k, v]) => [encode(k), encode(v)] as const)
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&')
+}

@@ -1,0 +1,54 @@
+/**
+ * The default view engine: `views/<name>.html` files with `{{ key }}` (HTML-escaped) and
+ * `{{{ key }}}` (raw) placeholders; dotted keys reach nested data. Templates are read once.
+ */
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import type { ViewEngine } from './types.js'
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!)
+}
+
+/**
+ * @example
+ * new TemplateViews({ dir: 'views' }).render('hello', { name: 'Ada' })
+ */
+export class TemplateViews implements ViewEngine {
+  readonly #dir: string
+  readonly #templates = new Map<string, string>()
+
+  constructor(options: { dir?: string; templates?: Record<string, string> } = {}) {
+    this.#dir = resolve(options.dir ?? 'views')
+    for (const [name, text] of Object.entries(options.templates ?? {})) this.#templates.set(name, text)
+  }
+
+  render(name: string, data: Record<string, unknown>): string {
+    return this.#template(name).replace(/\{\{(\{)?\s*([\w.]+)\s*\}?\}\}/g, (_, raw: string | undefined, key: string) => {
+      const value = lookup(data, key)
+      const text = value === undefined || value === null ? '' : String(value)
+      return raw ? text : escapeHtml(text)
+    })
+  }
+
+  #template(name: string): string {
+    if (!/^[\w-]+(\/[\w-]+)*$/.test(name)) throw new Error(`Invalid view name "${name}"`)
+    let text = this.#templates.get(name)
+    if (text === undefined) {
+      text = readFileSync(join(this.#dir, `${name}.html`), 'utf8')
+      this.#templates.set(name, text)
+    }
+    return text
+  }
+}
+
+function lookup(data: Record<string, unknown>, key: string): unknown {
+  let value: unknown = data
+  for (const part of key.split('.')) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, part)) return undefined
+    value = (value as Record<string, unknown>)[part]
+  }
+  return value
+}

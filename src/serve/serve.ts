@@ -1,0 +1,98 @@
+/**
+ * `fw serve`: build the cache (unchanged builds write nothing), boot the kernel with the routes
+ * as loaded for that build, listen, and optionally rebuild and swap on change (--watch) or run N
+ * workers sharing the port (--workers, node:cluster; a crashed worker is restarted).
+ */
+import cluster from 'node:cluster'
+import type { KernelOptions } from '../runtime/kernel.js'
+import { Kernel } from '../runtime/kernel.js'
+import { buildCache, type BuildCacheResult } from '../compiler/index.js'
+import { startServer, type RunningServer } from './server.js'
+import { watchRoutes } from './watch-routes.js'
+
+export interface ServeOptions {
+  routes: string
+  cache: string
+  port: number
+  host: string
+  watch: boolean
+  workers: number
+  /** Extra kernel options (from fw.config.ts `kernel`). */
+  kernel?: Partial<KernelOptions>
+  say: (line: string) => void
+  warn: (line: string) => void
+  onError: (error: unknown) => void
+}
+
+/** Runs until SIGTERM/SIGINT; resolves after the drain. */
+export async function serve(options: ServeOptions): Promise<void> {
+  if (options.workers > 1 && cluster.isPrimary) return runPrimary(options)
+  const built = await buildCache({ routesFile: options.routes, cacheDir: options.cache })
+  let kernel = await boot(options, built)
+  const server = await startServer(kernel, options)
+  if (!cluster.isWorker) {
+    options.say(`fw serve → ${server.url}  (${built.manifest.routeCount} routes, ${kernel.env}${options.watch ? ', watching' : ''})`)
+  }
+  const watcher = options.watch
+    ? watchRoutes({
+        routesFile: options.routes,
+        cacheDir: options.cache,
+        onBuild: (result, changed) => {
+          if (changed.length === 0) return
+          boot(options, result).then((next) => {
+            kernel = next
+            server.swap(next)
+            options.say(`reloaded ${result.manifest.routeCount} routes (changed: ${changed.join(', ')})`)
+          }, options.onError)
+        },
+        onError: (error) => {
+          options.onError(error)
+          options.warn('keeping the running routes; waiting for changes')
+        },
+      })
+    : null
+  await untilSignal()
+  await watcher?.close()
+  await drain(server)
+}
+
+async function boot(options: ServeOptions, built: BuildCacheResult): Promise<Kernel> {
+  return Kernel.boot({ ...options.kernel, routeCache: options.cache, register: built.register })
+}
+
+async function drain(server: RunningServer): Promise<void> {
+  const timer = setTimeout(() => server.server.closeAllConnections(), 10_000)
+  timer.unref()
+  await server.close()
+  clearTimeout(timer)
+}
+
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (): void => resolve()
+    process.once('SIGTERM', stop)
+    process.once('SIGINT', stop)
+  })
+}
+
+/** The primary builds once, then forks workers and restarts those that crash. */
+async function runPrimary(options: ServeOptions): Promise<void> {
+  await buildCache({ routesFile: options.routes, cacheDir: options.cache })
+  let stopping = false
+  const fork = (): void => {
+    cluster.fork().on('exit', (code, signal) => {
+      if (stopping) return
+      options.warn(`worker exited (${signal ?? code}); starting another`)
+      fork()
+    })
+  }
+  for (let i = 0; i < options.workers; i++) fork()
+  options.say(`fw serve → http://${options.host}:${options.port}  (${options.workers} workers)`)
+  await untilSignal()
+  stopping = true
+  const workers = Object.values(cluster.workers ?? {})
+  await Promise.all(workers.map((w) => new Promise<void>((done) => {
+    w!.once('exit', () => done())
+    w!.process.kill('SIGTERM')
+  })))
+}

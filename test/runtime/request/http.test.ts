@@ -1,0 +1,245 @@
+/**
+ * The request object over real HTTP: node:http servers on port 0 build an FwRequest, await
+ * loadBody() and answer what they parsed. Multipart has its own file.
+ */
+import { request as httpRequest } from 'node:http'
+import { gzipSync, deflateSync } from 'node:zlib'
+import { afterEach, describe, expect, it } from 'vitest'
+import { send, useServers, type Handler } from './helpers.js'
+
+const { serve } = useServers()
+
+const JSON_TYPE = { 'content-type': 'application/json' }
+const FORM_TYPE = { 'content-type': 'application/x-www-form-urlencoded' }
+
+describe('bodies over HTTP', () => {
+  it('parses a JSON body merged over the query, for json() and dotted input()', async () => {
+    const { port } = await serve({}, async (r) => ({
+      city: r.input('user.address.city'),
+      item: r.input('items.0.name'),
+      page: r.input('page'),
+      json: r.json(),
+      post: r.post(),
+    }))
+    const body = JSON.stringify({ user: { address: { city: 'London' } }, items: [{ name: 'a' }] })
+    const res = await send(port, { path: '/x?page=2', headers: JSON_TYPE, body })
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({
+      city: 'London',
+      item: 'a',
+      page: '2',
+      json: { user: { address: { city: 'London' } }, items: [{ name: 'a' }] },
+      post: {},
+    })
+  })
+
+  it('parses nested urlencoded keys, readable through post() on POST', async () => {
+    const { port } = await serve()
+    const body = 'a[b]=1&c[]=2&c[]=3&name=Ada+Lovelace&e=%E2%82%AC'
+    const res = await send(port, { headers: FORM_TYPE, body })
+    const expected = { a: { b: '1' }, c: ['2', '3'], name: 'Ada Lovelace', e: '€' }
+    expect(res.body.input).toEqual(expected)
+    expect(res.body.post).toEqual(expected)
+    expect(res.body.content).toBe(body)
+  })
+
+  it('reads form data for any method, but post() only for POST', async () => {
+    const { port } = await serve()
+    const res = await send(port, { method: 'PUT', headers: FORM_TYPE, body: 'a=1' })
+    expect(res.body.input).toEqual({ a: '1' })
+    expect(res.body.post).toEqual({})
+  })
+
+  it('decompresses gzip and deflate bodies', async () => {
+    const { port } = await serve()
+    const json = JSON.stringify({ hello: 'world' })
+    for (const [encoding, body] of [
+      ['gzip', gzipSync(json)],
+      ['deflate', deflateSync(json)],
+    ] as const) {
+      const res = await send(port, {
+        headers: { ...JSON_TYPE, 'content-encoding': encoding },
+        body,
+      })
+      expect(res.body.input).toEqual({ hello: 'world' })
+    }
+  })
+
+  it('answers 415 for an unknown Content-Encoding', async () => {
+    const { port } = await serve()
+    const res = await send(port, { headers: { 'content-encoding': 'zstd' }, body: 'x' })
+    expect(res.status).toBe(415)
+  })
+
+  it('gives an empty input for a request without body', async () => {
+    const { port } = await serve()
+    const res = await send(port, { method: 'GET', path: '/?q=1' })
+    expect(res.body).toMatchObject({ input: { q: '1' }, json: null, content: '', files: {} })
+  })
+
+  it('keeps raw content of other types, without parsing it', async () => {
+    const { port } = await serve()
+    const res = await send(port, { headers: { 'content-type': 'text/csv' }, body: 'a,b\n1,2' })
+    expect(res.body).toMatchObject({ input: {}, content: 'a,b\n1,2' })
+  })
+})
+
+describe('body limits over HTTP', () => {
+  const limits = { body: 100 }
+
+  it('accepts exactly the limit and refuses one byte more with 413', async () => {
+    const { port } = await serve({ limits })
+    const ok = await send(port, {
+      headers: { 'content-type': 'text/plain' },
+      body: 'x'.repeat(100),
+    })
+    expect(ok.status).toBe(200)
+    expect(ok.body.content).toHaveLength(100)
+    const over = await send(port, {
+      headers: { 'content-type': 'text/plain' },
+      body: 'x'.repeat(101),
+    })
+    expect(over.status).toBe(413)
+  })
+
+  it('answers 413 from the declared Content-Length before the body arrives', async () => {
+    const { port } = await serve({ limits })
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest({
+        port,
+        host: '127.0.0.1',
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', 'content-length': String(10 ** 9) },
+      })
+      req.on('response', (res) => {
+        resolve(res.statusCode ?? 0)
+        req.destroy()
+      })
+      req.on('error', reject)
+      req.write('only a little')
+    })
+    expect(status).toBe(413)
+  })
+
+  it('counts chunked bodies, which declare no length', async () => {
+    const { port } = await serve({ limits })
+    const headers = { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' }
+    expect((await send(port, { headers, body: 'x'.repeat(100) })).status).toBe(200)
+    expect((await send(port, { headers, body: 'x'.repeat(101) })).status).toBe(413)
+  })
+
+  it('applies the limit after decompression (a gzip bomb is a 413)', async () => {
+    const { port } = await serve({ limits: { body: 1024 } })
+    const bomb = gzipSync(Buffer.alloc(10 * 1024 * 1024))
+    expect(bomb.length).toBeLessThan(1024 * 20)
+    const headers = { ...JSON_TYPE, 'content-encoding': 'gzip' }
+    const res = await send(port, { headers, body: bomb })
+    expect(res.status).toBe(413)
+  })
+
+  it('answers 400 Malformed JSON body', async () => {
+    const { port } = await serve()
+    const res = await send(port, { headers: JSON_TYPE, body: '{"a":' })
+    expect(res).toEqual({ status: 400, body: { error: 'Malformed JSON body' } })
+  })
+
+  it('answers 413 for JSON deeper or wider than the limits', async () => {
+    const { port } = await serve({ limits: { depth: 3, keys: 5 } })
+    const deep = await send(port, { headers: JSON_TYPE, body: '{"a":{"b":{"c":{"d":1}}}}' })
+    expect(deep.status).toBe(413)
+    const wide = await send(port, {
+      headers: JSON_TYPE,
+      body: '{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6}',
+    })
+    expect(wide.status).toBe(413)
+    const fine = await send(port, { headers: JSON_TYPE, body: '{"a":{"b":{"c":1}}}' })
+    expect(fine.status).toBe(200)
+  })
+
+  it('answers 413 for urlencoded bodies with too many parameters', async () => {
+    const { port } = await serve({ limits: { keys: 3 } })
+    expect((await send(port, { headers: FORM_TYPE, body: 'a=1&b=2&c=3' })).status).toBe(200)
+    expect((await send(port, { headers: FORM_TYPE, body: 'a=1&b=2&c=3&d=4' })).status).toBe(413)
+  })
+})
+
+describe('prototype pollution over HTTP', () => {
+  afterEach(() => {
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    expect(({} as Record<string, unknown>).x).toBeUndefined()
+  })
+
+  it('drops __proto__ and constructor keys in urlencoded bodies and queries', async () => {
+    const { port } = await serve()
+    const body = '__proto__[polluted]=1&constructor[prototype][x]=1&a[__proto__][polluted]=1&ok=1'
+    const res = await send(port, { path: '/?__proto__[polluted]=1&q=1', headers: FORM_TYPE, body })
+    expect(res.body.input).toEqual({ q: '1', ok: '1' })
+  })
+
+  it('drops __proto__ keys in JSON bodies', async () => {
+    const { port } = await serve({}, async (r) => ({
+      input: r.input(),
+      polluted: r.input('polluted'),
+      viaPath: r.input('__proto__.polluted'),
+      only: r.only('__proto__', 'ok'),
+      toString: r.has('toString'),
+    }))
+    const body = '{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}},"ok":1}'
+    const res = await send(port, { headers: JSON_TYPE, body })
+    expect(res.body).toEqual({
+      input: { ok: 1 },
+      polluted: null,
+      viaPath: null,
+      only: { ok: 1 },
+      toString: false,
+    })
+  })
+})
+
+describe('proxies and method override over HTTP', () => {
+  const report: Handler = (r) => ({
+    secure: r.isSecure(),
+    scheme: r.getScheme(),
+    host: r.getHost(),
+    uri: r.getUri(),
+    method: r.getMethod(),
+    original: r.getOriginalMethod(),
+    client: r.getClientAddress(),
+  })
+  const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'Shop.Example.com' }
+
+  it('honours X-Forwarded-* from a trusted peer (loopback by default)', async () => {
+    const { port } = await serve({}, report)
+    const res = await send(port, { method: 'GET', path: '/a?b=1', headers: forwarded })
+    expect(res.body).toMatchObject({
+      secure: true,
+      scheme: 'https',
+      host: 'shop.example.com',
+      uri: 'https://shop.example.com/a?b=1',
+      client: '127.0.0.1',
+    })
+  })
+
+  it('ignores X-Forwarded-* from an untrusted peer', async () => {
+    const { port } = await serve({ trustProxy: () => false }, report)
+    const res = await send(port, { method: 'GET', path: '/a', headers: forwarded })
+    expect(res.body).toMatchObject({
+      secure: false,
+      scheme: 'http',
+      host: '127.0.0.1',
+      uri: `http://127.0.0.1:${port}/a`,
+    })
+  })
+
+  it('applies X-Http-Method-Override on POST only, uppercased, never to GET', async () => {
+    const { port } = await serve({}, report)
+    const override = async (method: string, value: string) =>
+      (await send(port, { method, headers: { 'x-http-method-override': value } })).body
+    expect(await override('POST', 'patch')).toMatchObject({ method: 'PATCH', original: 'POST' })
+    expect(await override('POST', 'DELETE')).toMatchObject({ method: 'DELETE' })
+    expect(await override('POST', 'GET')).toMatchObject({ method: 'POST' })
+    expect(await override('POST', 'head')).toMatchObject({ method: 'POST' })
+    expect(await override('POST', 'P@TCH')).toMatchObject({ method: 'POST' })
+    expect(await override('PUT', 'DELETE')).toMatchObject({ method: 'PUT' })
+  })
+})

@@ -1,0 +1,48 @@
+/** Starts the real `fw serve` on a free port for end-to-end tests, and stops it. */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { stripVTControlCharacters } from 'node:util'
+import { FW_BIN, REPO_ROOT } from './project.js'
+
+export interface ServedApp {
+  url: string
+  port: number
+  output: () => string
+  stop: () => Promise<number | null>
+}
+
+/** Spawns `fw serve --port 0` with the given flags and resolves once the banner names the URL. */
+export function serveApp(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<ServedApp> {
+  const child: ChildProcess = spawn(process.execPath, [FW_BIN, 'serve', '--port', '0', ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', LOG_LEVEL: 'silent', ...options.env },
+  })
+  let text = ''
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`fw serve did not start:\n${text}`)), 30_000)
+    const onData = (chunk: Buffer): void => {
+      text += stripVTControlCharacters(chunk.toString())
+      const found = /fw serve → (http:\/\/[^\s]+)/.exec(text)
+      if (found) {
+        clearTimeout(timer)
+        const url = found[1]!
+        resolve({
+          url,
+          port: Number(new URL(url).port),
+          output: () => text,
+          stop: () =>
+            new Promise((done) => {
+              if (child.exitCode !== null) return done(child.exitCode)
+              child.once('exit', (code) => done(code))
+              child.kill('SIGTERM')
+            }),
+        })
+      }
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`fw serve exited with ${code}:\n${text}`))
+    })
+  })
+}
