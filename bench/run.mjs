@@ -14,15 +14,24 @@ import { parseArgs } from 'node:util'
 import { ROUTERS } from './lib/adapters.mjs'
 import { buildFw, fwCliBuilt, writeRoutesFile } from './lib/fw.mjs'
 import { describeMachine } from './lib/machine.mjs'
-import { MODES, consoleTable, evaluateTargets, problemList, resultTable } from './lib/report.mjs'
+import {
+  MODES,
+  consoleTable,
+  evaluateTargets,
+  formatNs,
+  problemList,
+  resultTable,
+} from './lib/report.mjs'
 import { resultsMarkdown, routerVersions } from './lib/results-md.mjs'
 import { loadRouteSet, toSyntax } from './lib/route-set.mjs'
 import { runScaleTest } from './lib/scale.mjs'
+import { median } from './lib/timing.mjs'
 
 const BENCH_DIR = import.meta.dirname
 const TMP_DIR = join(BENCH_DIR, '.tmp')
 const WORKER = join(BENCH_DIR, 'worker.mjs')
 const WORKER_TIMEOUT_MS = 120_000
+const MIXED_REPEATS = 2
 
 function parseCli() {
   const { values } = parseArgs({
@@ -47,27 +56,22 @@ async function buildFwForSet(set) {
   if (!fwCliBuilt()) return { ok: false, output: 'dist/cli/index.js missing: run `npm run build`' }
   const dir = join(TMP_DIR, `fw-set-${set.id}`)
   const routesFile = join(dir, 'routes.mjs')
-  await writeRoutesFile(
-    routesFile,
-    set.routes,
-    set.routes.map((r) => toSyntax(r, 'fw')),
-  )
+  const patterns = set.routes.map((r) => toSyntax(r, 'fw'))
+  await writeRoutesFile(routesFile, set.routes, patterns)
   const build = await buildFw(routesFile, join(dir, 'cache'))
   return { ...build, dir: join(dir, 'cache') }
 }
 
 // Forks one worker and resolves with its message (or an { ok: false, error } of our own).
-function runWorker(routerId, setId, mode, { quick, fwDir }) {
-  const args = [
-    routerId,
-    setId,
-    mode,
+function runWorker(routerId, setId, mode, { quick, fwDir, mixedOnly = false }) {
+  const flags = [
     ...(quick ? ['--quick'] : []),
+    ...(mixedOnly ? ['--mixed-only'] : []),
     ...(fwDir ? ['--fw-dir', fwDir] : []),
   ]
   return new Promise((resolve) => {
     let message = null
-    const child = fork(WORKER, args, {
+    const child = fork(WORKER, [routerId, setId, mode, ...flags], {
       execArgv: ['--expose-gc'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     })
@@ -75,23 +79,56 @@ function runWorker(routerId, setId, mode, { quick, fwDir }) {
     child.on('message', (m) => (message = m))
     child.on('exit', (code, signal) => {
       clearTimeout(timer)
-      resolve(
-        message ?? {
-          ok: false,
-          error: `worker exited (code ${code}, signal ${signal}) without a result`,
-        },
-      )
+      const error = `worker exited (code ${code}, signal ${signal}) without a result`
+      resolve(message ?? { ok: false, error })
     })
   })
 }
 
 function progressLine(set, mode, router, run) {
-  const status = run.ok
-    ? Object.values(run.results).filter((e) => e.status !== 'ok').length
-    : 'ERROR'
-  const flag =
-    status === 0 ? 'ok' : run.ok ? `${status} wrong` : `error: ${run.error.split('\n')[0]}`
+  const wrong = run.ok ? Object.values(run.results).filter((e) => e.status !== 'ok').length : 0
+  const mixed =
+    run.ok && run.results.mixed.status === 'ok' ? `mixed ${formatNs(run.results.mixed.ns)} ns` : ''
+  const flag = !run.ok ? `error: ${run.error.split('\n')[0]}` : wrong ? `${wrong} wrong` : mixed
   return `  set ${set.id}  ${mode.padEnd(6)}  ${router.label.padEnd(28)} ${flag}`
+}
+
+// The mixed number swings between processes (JIT luck), so besides the full worker each
+// router gets MIXED_REPEATS more processes that time `mixed` only; the median is reported.
+async function repeatMixed(set, mode, byRouter, options, fwBuild) {
+  for (const router of options.routers) {
+    const run = byRouter[router.id]
+    if (!run.ok || run.results.mixed.status !== 'ok') continue
+    const fwDir = fwBuild.dir
+    const repeat = await runWorker(router.id, set.id, mode, { ...options, fwDir, mixedOnly: true })
+    if (repeat.ok) run.results.mixed.samples.push(repeat.results.mixed.ns)
+  }
+}
+
+function settleMixed(byRouter) {
+  for (const run of Object.values(byRouter)) {
+    if (run.ok && run.results.mixed.status === 'ok') {
+      run.results.mixed.ns = median(run.results.mixed.samples)
+    }
+  }
+}
+
+async function runSetMode(set, mode, options, fwBuild) {
+  const byRouter = {}
+  for (const router of options.routers) {
+    const run =
+      router.id === 'fw' && !fwBuild.ok
+        ? { ok: false, error: `fw build failed: ${fwBuild.output}` }
+        : await runWorker(router.id, set.id, mode, { quick: options.quick, fwDir: fwBuild.dir })
+    if (run.ok && run.results.mixed.status === 'ok')
+      run.results.mixed.samples = [run.results.mixed.ns]
+    byRouter[router.id] = run
+    console.log(progressLine(set, mode, router, run))
+  }
+  const repeats = options.quick ? 0 : MIXED_REPEATS
+  for (let i = 0; i < repeats; i++) await repeatMixed(set, mode, byRouter, options, fwBuild)
+  settleMixed(byRouter)
+  return byRouter
 }
 
 async function runAll(options, fwBuilds) {
@@ -99,16 +136,7 @@ async function runAll(options, fwBuilds) {
   for (const set of options.sets) {
     runs[set.id] = {}
     for (const mode of MODES) {
-      runs[set.id][mode] = {}
-      for (const router of options.routers) {
-        const build = fwBuilds[set.id]
-        const run =
-          router.id === 'fw' && !build.ok
-            ? { ok: false, error: `fw build failed: ${build.output}` }
-            : await runWorker(router.id, set.id, mode, { quick: options.quick, fwDir: build.dir })
-        runs[set.id][mode][router.id] = run
-        console.log(progressLine(set, mode, router, run))
-      }
+      runs[set.id][mode] = await runSetMode(set, mode, options, fwBuilds[set.id])
     }
   }
   return runs

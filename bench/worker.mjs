@@ -1,8 +1,9 @@
 // Child process: builds ONE router for ONE route set, verifies every case in both string
-// modes, then times each case in the requested mode with mitata and sends the medians back
-// to the parent (bench/run.mjs) as one JSON message over IPC.
+// modes, warms up on all cases, then times `mixed` and each case in the requested string mode
+// with mitata and sends the medians back to the parent (bench/run.mjs) as one IPC message.
 //
-//   node --expose-gc bench/worker.mjs <router> <set> <fresh|reused> [--quick] [--fw-dir DIR]
+//   node --expose-gc bench/worker.mjs <router> <set> <fresh|reused>
+//     [--quick] [--mixed-only] [--fw-dir DIR]
 
 import { parseArgs } from 'node:util'
 import { join } from 'node:path'
@@ -16,10 +17,15 @@ const TMP_DIR = join(import.meta.dirname, '.tmp')
 function parseCli() {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { quick: { type: 'boolean' }, 'fw-dir': { type: 'string' } },
+    options: {
+      quick: { type: 'boolean', default: false },
+      'mixed-only': { type: 'boolean', default: false },
+      'fw-dir': { type: 'string' },
+    },
   })
   const [routerId, setId, mode] = positionals
-  return { routerId, setId, mode, quick: !!values.quick, fwDir: values['fw-dir'] }
+  const { quick, 'mixed-only': mixedOnly, 'fw-dir': fwDir } = values
+  return { routerId, setId, mode, quick, mixedOnly, fwDir }
 }
 
 // Verification uses both string modes whatever mode is timed: a router must be right on both.
@@ -37,24 +43,25 @@ function verifyCase(adapter, c) {
   return null
 }
 
-async function timeCases(adapter, cases, problems, { mode, quick }) {
-  const results = {}
-  for (const c of cases) {
-    if (problems[c.name]) results[c.name] = { status: 'wrong', detail: problems[c.name] }
-    else
-      results[c.name] = {
-        status: 'ok',
-        ns: await medianNs(makeCaseFn(adapter.lookup, c, mode), { quick }),
-      }
-  }
+// `mixed` is timed first, right after the warm-up, then each case on its own.
+async function timeCases(adapter, cases, problems, { mode, quick, mixedOnly }) {
   const wrong = cases.filter((c) => problems[c.name]).map((c) => c.name)
-  if (wrong.length > 0) {
-    results.mixed = { status: 'wrong', detail: `includes wrong case(s): ${wrong.join(', ')}` }
-  } else {
-    const ns = await medianNs(makeMixedFn(adapter.lookup, cases, mode), { quick })
-    results.mixed = { status: 'ok', ns: ns / cases.length }
+  const results = { mixed: await timeMixed(adapter, cases, wrong, { mode, quick }) }
+  if (mixedOnly) return results
+  for (const c of cases) {
+    results[c.name] = problems[c.name]
+      ? { status: 'wrong', detail: problems[c.name] }
+      : { status: 'ok', ns: await medianNs(makeCaseFn(adapter.lookup, c, mode), { quick }) }
   }
   return results
+}
+
+async function timeMixed(adapter, cases, wrong, { mode, quick }) {
+  if (wrong.length > 0) {
+    return { status: 'wrong', detail: `includes wrong case(s): ${wrong.join(', ')}` }
+  }
+  const ns = await medianNs(makeMixedFn(adapter.lookup, cases, mode), { quick })
+  return { status: 'ok', ns: ns / cases.length }
 }
 
 async function main() {
@@ -68,8 +75,9 @@ async function main() {
     if (problem) problems[c.name] = problem
   }
   const okCases = set.cases.filter((c) => !problems[c.name])
-  if (okCases.length > 0)
+  if (okCases.length > 0) {
     warmUp(makeMixedFn(adapter.lookup, okCases, args.mode), args.quick ? 20 : 300)
+  }
   const results = await timeCases(adapter, set.cases, problems, args)
   return { version: adapter.version, results }
 }

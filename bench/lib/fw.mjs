@@ -42,7 +42,8 @@ function printedMs(output) {
   return match ? Number(match[1]) : null
 }
 
-// Runs the build. Returns { ok, wallMs, printedMs, output, routerFile }.
+// Runs a clean build (the cache dir is removed first, so nothing is reused).
+// Returns { ok, wallMs, printedMs, output, routerFile }.
 export async function buildFw(routesFile, cacheDir) {
   await rm(cacheDir, { recursive: true, force: true })
   const args = [FW_BIN, 'route:cache', 'build', '--routes', routesFile, '--cache', cacheDir]

@@ -1,5 +1,5 @@
-// Turns the collected results into tables (console and markdown), checks the targets, and
-// writes bench/RESULTS.md. `runs[setId][mode][routerId]` is a worker message:
+// Turns the collected results into tables (console and markdown), checks the targets and
+// lists the problems. `runs[setId][mode][routerId]` is a worker message:
 // { ok, version, results: { [case]: { status, ns, detail } } } or { ok: false, error }.
 
 import { ROUTERS } from './adapters.mjs'

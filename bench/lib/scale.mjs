@@ -3,16 +3,20 @@
 // router and matches once, and the heap the router takes; checks every route's sample match.
 
 import { execFileSync } from 'node:child_process'
+import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { generateScaleRoutes } from '../routes/scale-10k.mjs'
 import { buildFw, writeRoutesFile } from './fw.mjs'
+import { median } from './timing.mjs'
 
 const CHILD = join(import.meta.dirname, '..', 'scale-child.mjs')
 
-export const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+// Total size and number of the files the build generated.
+async function generatedSize(cacheDir) {
+  const entries = await readdir(cacheDir, { recursive: true, withFileTypes: true })
+  const files = entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name))
+  const sizes = await Promise.all(files.map(async (file) => (await stat(file)).size))
+  return { files: files.length, bytes: sizes.reduce((a, b) => a + b, 0) }
 }
 
 function runChild(args, execArgv = []) {
@@ -70,5 +74,7 @@ export async function runScaleTest({ tmpDir, quick }) {
   const last = routes.at(-1)
   const cold = coldStarts(build.routerFile, [last.method, last.sample.path], quick ? 2 : 5)
   const verify = runChild(['verify', build.routerFile])
-  return { routes: routes.length, build, cold, verify, probe: `${last.method} ${last.sample.path}` }
+  const size = await generatedSize(cacheDir)
+  const probe = `${last.method} ${last.sample.path}`
+  return { routes: routes.length, build, cold, verify, size, probe }
 }

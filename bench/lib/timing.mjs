@@ -61,10 +61,16 @@ export function warmUp(fn, ms) {
 }
 
 // Median (p50) ns per call of fn, from mitata's measure() (what bench() + run() call for
-// each benchmark; used directly so --quick can shorten the sampling time). Full runs keep
-// mitata's defaults (at least 642 ms of samples, batches of 4096 calls).
+// each benchmark; used directly to set the sampling time: 300 ms, or 5 ms with --quick).
+// Fast functions are sampled in batches of 4096 calls.
 export async function medianNs(fn, { quick }) {
-  const opts = quick ? { min_cpu_time: 5e6, min_samples: 8 } : {}
+  const opts = quick ? { min_cpu_time: 5e6, min_samples: 8 } : { min_cpu_time: 300e6 }
   const stats = await measure(fn, opts)
   return stats.p50
+}
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
