@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import { registerRouteCacheCommands } from './commands/route-cache.js'
 import { registerRoutesListCommand } from './commands/routes-list.js'
 import { registerServeCommand } from './commands/serve.js'
+import { registerInitCommand } from './commands/init.js'
 import { isDebug, printError, stdio, type Output } from './output.js'
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -27,6 +28,7 @@ export function createProgram(output: Output = stdio): Command {
   registerRouteCacheCommands(program, output)
   registerRoutesListCommand(program, output)
   registerServeCommand(program, output)
+  registerInitCommand(program, output)
   return program
 }
 

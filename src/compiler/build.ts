@@ -22,8 +22,10 @@ export interface BuildOutput {
   files: Map<string, string>
   /** `router.mjs`: the stable entry re-exporting the generation. */
   entry: string
-  /** `router.d.mts`: types of the entry, with typed route names and parameters. */
-  types: string
+  /** `router.d.mts`: types of the entry, with typed route names and parameters (emitted on demand). */
+  types: () => Promise<string>
+  /** `routes.mjs`: re-exports the generation's bundled routes file, or null when not bundled. */
+  routesEntry: string | null
   manifest: Manifest
   table: RouteTable
 }
@@ -34,6 +36,8 @@ export interface BuildOptions {
   inputs?: Record<string, string>
   /** Fixed for reproducible output in tests; default: now. */
   now?: Date
+  /** The routes file bundled as an ES module, shipped as routes.mjs for production servers. */
+  routesCode?: string
 }
 
 /**
@@ -64,6 +68,7 @@ export function buildRouter(records: readonly RouteRecord[], options: BuildOptio
   files.set('__names.mjs', emitNamesModule(table.routes))
   files.set('__helpers.mjs', readFileSync(HELPERS_TEMPLATE, 'utf8'))
   files.set('index.mjs', emitIndexModule(groups, fingerprint, CACHE_FORMAT_VERSION))
+  if (options.routesCode !== undefined) files.set('routes.mjs', options.routesCode)
   const contentHash = hashFiles(files)
   const now = options.now ?? new Date()
   const generation = `${GENERATION_PREFIX}${now.getTime()}-${randomBytes(4).toString('hex')}`
@@ -85,7 +90,8 @@ export function buildRouter(records: readonly RouteRecord[], options: BuildOptio
     inputs: options.inputs ?? {},
     builtAt: now.toISOString(),
   }
-  return { generation, files, entry: emitEntry(generation), types: emitTypes(table), manifest, table }
+  const routesEntry = options.routesCode === undefined ? null : emitRoutesEntry(generation)
+  return { generation, files, entry: emitEntry(generation), routesEntry, types: () => emitTypes(table), manifest, table }
 }
 
 // Up to this many static paths of one method are matched by one switch in index.mjs (no shard
@@ -102,6 +108,12 @@ function emitEntry(generation: string): string {
   return `${BANNER('Stable entry: re-exports the active generation. Production code imports this file.')}
 export * from './${generation}/index.mjs'
 export const GENERATION = ${JSON.stringify(generation)}
+`
+}
+
+function emitRoutesEntry(generation: string): string {
+  return `${BANNER('The routes file, bundled: a production server imports its default export (no TypeScript needed).')}
+export { default } from './${generation}/routes.mjs'
 `
 }
 

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
+import { rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build, type BuildFailure, type Message } from 'esbuild'
@@ -15,6 +15,8 @@ import { sha256 } from './build.js'
 
 export interface ImportedModule {
   module: Record<string, unknown>
+  /** The bundled code (packages external, inline source map with absolute sources). */
+  code: string
   /** sha256 of every local source file the module was built from, by absolute path. */
   inputs: Record<string, string>
 }
@@ -22,17 +24,18 @@ export interface ImportedModule {
 /** Bundles and imports `file`; a compile error becomes FW_ROUTES_SYNTAX with its location. */
 export async function importModule(file: string): Promise<ImportedModule> {
   const outfile = join(dirname(file), `.${basename(file)}.fw-${Date.now()}-${randomBytes(4).toString('hex')}.mjs`)
-  const inputs = await bundle(file, outfile)
+  const { inputs, code } = await bundle(file, outfile)
   try {
+    await writeFile(outfile, code)
     process.setSourceMapsEnabled(true)
     const module = (await import(pathToFileURL(outfile).href)) as Record<string, unknown>
-    return { module, inputs }
+    return { module, inputs, code }
   } finally {
     await rm(outfile, { force: true })
   }
 }
 
-async function bundle(file: string, outfile: string): Promise<Record<string, string>> {
+async function bundle(file: string, outfile: string): Promise<{ inputs: Record<string, string>; code: string }> {
   try {
     const result = await build({
       entryPoints: [file],
@@ -47,13 +50,16 @@ async function bundle(file: string, outfile: string): Promise<Record<string, str
       metafile: true,
       logLevel: 'silent',
       absWorkingDir: dirname(file),
+      write: false,
+      // Absolute sources: the same code also runs from the cache folder (routes.mjs).
+      sourceRoot: pathToFileURL(dirname(file)).href + '/',
     })
     const inputs: Record<string, string> = {}
     for (const input of Object.keys(result.metafile.inputs)) {
       const path = resolve(dirname(file), input)
       if (existsSync(path)) inputs[path] = sha256(readFileSync(path))
     }
-    return inputs
+    return { inputs, code: result.outputFiles[0]!.text }
   } catch (error) {
     const first: Message | undefined = (error as BuildFailure).errors?.[0]
     const where = first?.location

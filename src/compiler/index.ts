@@ -31,12 +31,12 @@ export interface BuildCacheResult {
 export async function buildCache(options: { routesFile: string; cacheDir: string }): Promise<BuildCacheResult> {
   const started = performance.now()
   const cacheDir = resolve(options.cacheDir)
-  const { registrar, register, inputs, file } = await loadRoutesFile(options.routesFile)
+  const { registrar, register, inputs, code, file } = await loadRoutesFile(options.routesFile)
   const relativeInputs = Object.fromEntries(
     Object.entries(inputs).map(([path, hash]) => [relative(cacheDir, path), hash]),
   )
   const output = withFileLocation(file, () =>
-    buildRouter(registrar.routes, { aliases: new Set(registrar.aliases.keys()), inputs: relativeInputs }),
+    buildRouter(registrar.routes, { aliases: new Set(registrar.aliases.keys()), inputs: relativeInputs, routesCode: code }),
   )
   const { written, manifest } = await writeCache(cacheDir, output)
   return { manifest, written, register, milliseconds: performance.now() - started }

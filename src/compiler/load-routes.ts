@@ -13,6 +13,8 @@ export interface LoadedRoutes {
   registrar: Registrar
   /** The routes file's default export, to boot a kernel with. */
   register: (r: Registrar) => void
+  /** The routes file bundled as one ES module (packages left as imports). */
+  code: string
   /** sha256 of every local source file the routes file was built from, by absolute path. */
   inputs: Record<string, string>
   file: string
@@ -45,7 +47,7 @@ export async function loadRoutesFile(routesFile: string): Promise<LoadedRoutes> 
     })
   }
   const fn = register as (r: Registrar) => void
-  return { registrar: runRegister(file, fn), register: fn, inputs: imported.inputs, file }
+  return { registrar: runRegister(file, fn), register: fn, inputs: imported.inputs, code: imported.code, file }
 }
 function runRegister(file: string, register: (r: Registrar) => void): Registrar {
   const registrar = new Registrar({ captureLocations: true })

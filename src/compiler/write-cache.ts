@@ -13,6 +13,7 @@ import {
   ENTRY_FILE,
   ENTRY_TYPES_FILE,
   GENERATION_PREFIX,
+  ROUTES_ENTRY_FILE,
   MANIFEST_FILE,
   type Manifest,
 } from '../shared/cache-format.js'
@@ -51,7 +52,8 @@ export async function writeCache(dir: string, build: BuildOutput): Promise<Write
     await rm(tmp, { recursive: true, force: true })
     throw error
   }
-  await writeAtomic(join(root, ENTRY_TYPES_FILE), build.types)
+  await writeAtomic(join(root, ENTRY_TYPES_FILE), await build.types())
+  if (build.routesEntry !== null) await writeAtomic(join(root, ROUTES_ENTRY_FILE), build.routesEntry)
   await writeAtomic(join(root, ENTRY_FILE), build.entry)
   await writeAtomic(join(root, MANIFEST_FILE), JSON.stringify(build.manifest, null, 2) + '\n')
   await pruneGenerations(root, build.generation)
@@ -109,9 +111,10 @@ function isOurs(name: string): boolean {
     name === MANIFEST_FILE ||
     name === ENTRY_FILE ||
     name === ENTRY_TYPES_FILE ||
+    name === ROUTES_ENTRY_FILE ||
     name.startsWith(GENERATION_PREFIX) ||
     name.startsWith(TMP_PREFIX) ||
-    /^(router\.mjs|router\.d\.mts|manifest\.json)\.tmp-[0-9a-f]+$/.test(name)
+    /^(router\.mjs|router\.d\.mts|routes\.mjs|manifest\.json)\.tmp-[0-9a-f]+$/.test(name)
   )
 }
 

@@ -5,6 +5,7 @@
 import { Readable } from 'node:stream'
 import type { HandlerRef } from '../shared/route-record.js'
 import type { Container } from './container.js'
+import { HttpError } from './http-error.js'
 import { create, FwResponse, json, noContent, stream } from './response.js'
 import type { FwRequest } from './request/request.js'
 
@@ -40,6 +41,8 @@ export function resolveHandler(handler: HandlerRef, container: Container): Invok
 /** What a handler returned, as a response: responses as they are, data as JSON, nothing as 204. */
 export function toResponse(result: unknown): FwResponse {
   if (result instanceof FwResponse) return result
+  // Returning an HttpError instead of throwing it is an easy slip: answer it the same way.
+  if (result instanceof HttpError) throw result
   if (result === undefined || result === null) return noContent()
   if (typeof result === 'string') return create(result)
   if (result instanceof Uint8Array) return create(result, 200, { 'content-type': 'application/octet-stream' })

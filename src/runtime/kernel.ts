@@ -78,7 +78,7 @@ export class Kernel implements KernelServices {
   readonly env: Env
   readonly container: Container
   readonly router: CompiledRouter
-  readonly signer: UrlSigner
+  #signer: UrlSigner | null = null
   readonly requestOptions: RequestOptions
   readonly #options: KernelOptions
   readonly #debug: boolean
@@ -95,7 +95,6 @@ export class Kernel implements KernelServices {
     this.router = router
     this.#views = options.views ?? new TemplateViews()
     this.requestOptions = { trustProxy: compileTrust(), ...options.request }
-    this.signer = new UrlSigner({ keys: signingKeys(options, this), urlFor: router.urlFor })
   }
 
   /** Loads the cache, runs the service providers and resolves every route's pipeline. */
@@ -107,6 +106,11 @@ export class Kernel implements KernelServices {
     for (const provider of options.serviceProviders ?? []) await provider.boot?.(kernel)
     setCurrentKernel(kernel)
     return kernel
+  }
+
+  /** Signs and verifies URLs; built on first use (so apps without signed URLs need no key). */
+  get signer(): UrlSigner {
+    return (this.#signer ??= new UrlSigner({ keys: signingKeys(this.#options, this), urlFor: this.router.urlFor }))
   }
 
   urlFor(name: string, params?: Record<string, unknown>, query?: Record<string, unknown>, absolute?: boolean | string): string {

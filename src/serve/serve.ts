@@ -6,7 +6,8 @@
 import cluster from 'node:cluster'
 import type { KernelOptions } from '../runtime/kernel.js'
 import { Kernel } from '../runtime/kernel.js'
-import { buildCache, type BuildCacheResult } from '../compiler/index.js'
+import { buildCache } from '../compiler/index.js'
+import type { Registrar } from '../define/registrar.js'
 import { startServer, type RunningServer } from './server.js'
 import { watchRoutes } from './watch-routes.js'
 
@@ -27,11 +28,14 @@ export interface ServeOptions {
 /** Runs until SIGTERM/SIGINT; resolves after the drain. */
 export async function serve(options: ServeOptions): Promise<void> {
   if (options.workers > 1 && cluster.isPrimary) return runPrimary(options)
-  const built = await buildCache({ routesFile: options.routes, cacheDir: options.cache })
-  let kernel = await boot(options, built)
+  // Workers only load the routes: the primary built the cache (the kernel checks it matches).
+  const register = cluster.isWorker
+    ? await loadRegister(options.routes)
+    : (await buildCache({ routesFile: options.routes, cacheDir: options.cache })).register
+  let kernel = await boot(options, register)
   const server = await startServer(kernel, options)
   if (!cluster.isWorker) {
-    options.say(`fw serve → ${server.url}  (${built.manifest.routeCount} routes, ${kernel.env}${options.watch ? ', watching' : ''})`)
+    options.say(`fw serve → ${server.url}  (${kernel.router.routes.length} routes, ${kernel.env}${options.watch ? ', watching' : ''})`)
   }
   const watcher = options.watch
     ? watchRoutes({
@@ -39,7 +43,7 @@ export async function serve(options: ServeOptions): Promise<void> {
         cacheDir: options.cache,
         onBuild: (result, changed) => {
           if (changed.length === 0) return
-          boot(options, result).then((next) => {
+          boot(options, result.register).then((next) => {
             kernel = next
             server.swap(next)
             options.say(`reloaded ${result.manifest.routeCount} routes (changed: ${changed.join(', ')})`)
@@ -54,10 +58,17 @@ export async function serve(options: ServeOptions): Promise<void> {
   await untilSignal()
   await watcher?.close()
   await drain(server)
+  // A worker's IPC channel to the primary would keep it alive after the drain.
+  cluster.worker?.disconnect()
 }
 
-async function boot(options: ServeOptions, built: BuildCacheResult): Promise<Kernel> {
-  return Kernel.boot({ ...options.kernel, routeCache: options.cache, register: built.register })
+async function boot(options: ServeOptions, register: (r: Registrar) => void): Promise<Kernel> {
+  return Kernel.boot({ ...options.kernel, routeCache: options.cache, register })
+}
+
+async function loadRegister(routesFile: string): Promise<(r: Registrar) => void> {
+  const { loadRoutesFile } = await import('../compiler/load-routes.js')
+  return (await loadRoutesFile(routesFile)).register
 }
 
 async function drain(server: RunningServer): Promise<void> {
@@ -86,8 +97,10 @@ async function runPrimary(options: ServeOptions): Promise<void> {
       fork()
     })
   }
+  const listening = new Promise<number>((resolve) => cluster.once('listening', (_worker, address) => resolve(address.port)))
   for (let i = 0; i < options.workers; i++) fork()
-  options.say(`fw serve → http://${options.host}:${options.port}  (${options.workers} workers)`)
+  const port = await listening
+  options.say(`fw serve → http://${options.host}:${port}  (${options.workers} workers)`)
   await untilSignal()
   stopping = true
   const workers = Object.values(cluster.workers ?? {})

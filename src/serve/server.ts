@@ -43,7 +43,12 @@ export async function startServer(kernel: Kernel, options: { port: number; host:
     },
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve())
+        // Keep-alive connections turn idle as their last response ends: close them as they do.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50)
+        server.close(() => {
+          clearInterval(sweep)
+          resolve()
+        })
         server.closeIdleConnections()
       }),
   }

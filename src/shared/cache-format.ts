@@ -6,6 +6,7 @@ export const CACHE_FORMAT_VERSION = 1
 export const MANIFEST_FILE = 'manifest.json'
 export const ENTRY_FILE = 'router.mjs'
 export const ENTRY_TYPES_FILE = 'router.d.mts'
+export const ROUTES_ENTRY_FILE = 'routes.mjs'
 export const GENERATION_PREFIX = 'generation-'
 
 export interface ShardInfo {

@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   FW_URL_PARAM: 'urlFor was given a missing, unknown or invalid parameter',
   FW_SERVE_PORT: 'The port to serve on is already in use',
   FW_SERVE_CONFIG: 'The server cannot start with this configuration',
+  FW_INIT_EXISTS: 'fw init would overwrite existing files',
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

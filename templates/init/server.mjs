@@ -1,0 +1,13 @@
+// The production server: the compiled route cache plus the runtime, nothing else (no compiler,
+// bundler or CLI). Build the cache first: `npx fw route:cache build`.
+import { createServer } from 'node:http'
+import { Kernel, createListener } from 'fw/runtime'
+import register from './.fw/cache/routes.mjs'
+
+const kernel = await Kernel.boot({ routeCache: '.fw/cache', register })
+const server = createServer(createListener(() => kernel))
+server.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? '127.0.0.1', () => {
+  const { port } = server.address()
+  console.log(`listening on http://${process.env.HOST ?? '127.0.0.1'}:${port}`)
+})
+for (const signal of ['SIGTERM', 'SIGINT']) process.once(signal, () => server.close())

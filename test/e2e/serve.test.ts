@@ -1,0 +1,85 @@
+/**
+ * `fw serve` as an operator uses it: --watch reloads without dropping the server, --workers
+ * shares one port and replaces a crashed worker, SIGTERM drains in-flight requests, and a port
+ * in use is one clear error line.
+ */
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { assertBuilt, cleanupProjects, makeProject, runFw } from '../support/project.js'
+import { serveApp } from '../support/server.js'
+
+const ROUTES = (extra = ''): string => `export default (r) => {
+  r.get('/hello', () => ({ hello: 'world' }), 'hello')
+  r.get('/slow', () => new Promise((done) => setTimeout(() => done({ slow: true }), 600)), 'slow')
+  r.get('/crash', () => { setImmediate(() => process.exit(3)); return { bye: true } }, 'crash')
+  ${extra}
+}
+`
+
+afterAll(cleanupProjects)
+
+const waitFor = async (check: () => boolean | Promise<boolean>, output: () => string, ms = 40_000): Promise<void> => {
+  const until = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out; server output:\n${output()}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+describe('fw serve', () => {
+  it('reloads changed routes with --watch, keeping the same port', async () => {
+    assertBuilt()
+    const dir = makeProject({ 'routes.mjs': ROUTES() })
+    const app = await serveApp(['--routes', 'routes.mjs', '--watch'], { cwd: dir })
+    try {
+      expect((await fetch(`${app.url}/new`)).status).toBe(404)
+      writeFileSync(join(dir, 'routes.mjs'), ROUTES("r.get('/new', () => ({ fresh: true }), 'new')"))
+      await waitFor(() => /reloaded 4 routes \(changed: .*routes\.mjs\)/.test(app.output()), app.output)
+      expect(await (await fetch(`${app.url}/new`)).json()).toEqual({ fresh: true })
+      writeFileSync(join(dir, 'routes.mjs'), ROUTES("r.get('/new', () => 1, 'hello')"))
+      await waitFor(() => /FW_NAME_DUPLICATE/.test(app.output()), app.output)
+      expect(await (await fetch(`${app.url}/new`)).json()).toEqual({ fresh: true })
+    } finally {
+      expect(await app.stop()).toBe(0)
+    }
+  }, 90_000)
+
+  it('drains an in-flight request on SIGTERM, then exits 0', async () => {
+    const dir = makeProject({ 'routes.mjs': ROUTES() })
+    const app = await serveApp(['--routes', 'routes.mjs'], { cwd: dir })
+    const slow = fetch(`${app.url}/slow`)
+    await new Promise((r) => setTimeout(r, 150))
+    const exited = app.stop()
+    expect(await (await slow).json()).toEqual({ slow: true })
+    expect(await exited).toBe(0)
+  })
+
+  it('runs N workers on one port and replaces one that crashes', async () => {
+    const dir = makeProject({ 'routes.mjs': ROUTES() })
+    const app = await serveApp(['--routes', 'routes.mjs', '--workers', '2', '--port', '0'], { cwd: dir })
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${app.url}/hello`).then((r) => r.json())))
+      expect(answers.every((a) => a.hello === 'world')).toBe(true)
+      await fetch(`${app.url}/crash`).catch(() => null)
+      await waitFor(() => /worker exited \(3\); starting another/.test(app.output()), app.output)
+      await waitFor(async () => (await fetch(`${app.url}/hello`).then((r) => r.ok, () => false)), app.output)
+    } finally {
+      expect(await app.stop()).toBe(0)
+    }
+  }, 90_000)
+
+  it('reports a port in use as one error line with a hint, exit 1', async () => {
+    const dir = makeProject({ 'routes.mjs': ROUTES() })
+    const app = await serveApp(['--routes', 'routes.mjs'], { cwd: dir })
+    try {
+      const second = await runFw(['serve', '--routes', 'routes.mjs', '--port', String(app.port)], { cwd: dir })
+      expect(second.code).toBe(1)
+      expect(second.stderr).toMatch(new RegExp(`error Port ${app.port} on 127\\.0\\.0\\.1 is already in use \\[FW_SERVE_PORT\\]`))
+      expect(second.stderr).toMatch(/hint: .*--port/)
+      expect(second.stderr).not.toMatch(/\n\s+at /)
+    } finally {
+      await app.stop()
+    }
+  })
+})
