@@ -40,3 +40,20 @@ export class CodeWriter {
     return this.#lines.join('\n') + '\n'
   }
 }
+
+// Up to this length a literal is compared character by character inline (TurboFan turns each
+// test into a load and a compare); longer ones go through String.prototype.startsWith.
+const INLINE_COMPARE_MAX = 8
+
+/**
+ * A test that `path` holds `literal` at index expression `at` (which may be `j + 1`).
+ * @example
+ * hasLiteral('ab', 'j2') // '/* ab *\/ path.charCodeAt(j2) === 97 && path.charCodeAt(j2 + 1) === 98'
+ */
+export function hasLiteral(literal: string, at: string, skipFirst = false): string {
+  if (literal.length > INLINE_COMPARE_MAX) return `path.startsWith(${lit(literal)}, ${at})`
+  const tests = [...literal]
+    .map((c, i) => `path.charCodeAt(${i === 0 ? at : `${at} + ${i}`}) === ${c.charCodeAt(0)}`)
+    .slice(skipFirst ? 1 : 0)
+  return `/* ${safeComment(literal)} */ ${tests.length === 0 ? 'true' : tests.join(' && ')}`
+}

@@ -8,7 +8,7 @@ import { METHOD_KEYS, type MethodKey } from '../trie.js'
 import type { Segment } from '../../shared/pattern.js'
 import { describeHandler, describeMiddleware } from '../../shared/route-record.js'
 import type { AnalyzedRoute, HostGroup } from '../analyze.js'
-import { BANNER, CodeWriter, lit, safeComment } from './code.js'
+import { BANNER, CodeWriter, hasLiteral, lit, safeComment } from './code.js'
 import type { Shard } from './shards.js'
 
 export interface PlannedGroup {
@@ -214,7 +214,7 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey
           for (const [end, list] of [...byEnd].sort((a, b) => a[0] - b[0])) {
             const tests = list.map(
               ({ shard, s }) =>
-                `if (path.startsWith(${lit(shard.bucket)}, 1)) { const r = ${shardFn(group, s, method)}(path, e1, hp); if (r !== null) return r; break }`,
+                `if (${hasLiteral(shard.bucket, '1')}) { const r = ${shardFn(group, s, method)}(path, e1, hp); if (r !== null) return r; break }`,
             )
             out.line(`case ${end}: ${tests.join(' ')} break`)
           }

@@ -8,7 +8,7 @@
 import { canMatchSlash, type ParamSegment } from '../../shared/pattern.js'
 import type { Variant } from '../analyze.js'
 import { staticValue, type TrieNode } from '../trie.js'
-import { CodeWriter, lit } from './code.js'
+import { CodeWriter, hasLiteral, lit } from './code.js'
 
 /** Regexes a module needs, declared once at its top. */
 export class RegexPool {
@@ -87,14 +87,14 @@ function emitStaticChildren(ctx: WalkContext, nodes: TrieNode[], j: string, dept
   ctx.out.block(`switch (path.charCodeAt(${j})) {`, () => {
     for (const [code, group] of byFirst) {
       ctx.out.block(`case ${code}: {`, () => {
-        for (const node of group) emitStaticChild(ctx, node, j, depth, bindings)
+        for (const node of group) emitStaticChild(ctx, node, j, depth, bindings, true)
         ctx.out.line('break')
       })
     }
   })
 }
 
-function emitStaticChild(ctx: WalkContext, node: TrieNode, j: string, depth: number, bindings: Binding[]): void {
+function emitStaticChild(ctx: WalkContext, node: TrieNode, j: string, depth: number, bindings: Binding[], firstChecked = false): void {
   // A chain of static nodes with one child each is tested as one literal ("git/refs").
   let literal = staticValue(node)!
   let last = node
@@ -103,7 +103,7 @@ function emitStaticChild(ctx: WalkContext, node: TrieNode, j: string, depth: num
     literal += '/' + staticValue(last)
   }
   const e = `e${depth}`
-  ctx.out.block(`if (path.startsWith(${lit(literal)}, ${j})) {`, () => {
+  ctx.out.block(`if (${hasLiteral(literal, j, firstChecked)}) {`, () => {
     ctx.out.line(`const ${e} = ${j} + ${literal.length}`)
     ctx.out.block(`if (${e} === len || path.charCodeAt(${e}) === 47) {`, () =>
       emitNodeBody(ctx, last, e, depth, bindings),
