@@ -64,7 +64,7 @@ function pickFormat(accept: string): 'json' | 'problem' | 'text' {
     const [type = '', ...params] = part.trim().toLowerCase().split(';')
     const q = Number(params.find((p) => p.trim().startsWith('q='))?.split('=')[1] ?? 1)
     const format = type === 'application/problem+json' ? 'problem' : type === 'text/plain' ? 'text' : type === 'application/json' || type.endsWith('/*') ? 'json' : null
-    if (format !== null && q > bestQ) {
+    if (format !== null && q > 0 && q > bestQ) {
       best = format
       bestQ = q
     }

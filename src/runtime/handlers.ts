@@ -14,8 +14,8 @@ export type Invoke = (request: FwRequest, params: readonly unknown[]) => unknown
 /** Custom handler invocation (spec: "invoker"), e.g. to inject services. */
 export type Invoker = (handler: HandlerRef, request: FwRequest, params: readonly unknown[]) => unknown
 
-/** Resolves a handler once, at boot; class handlers are instantiated once per kernel. */
-export function resolveHandler(handler: HandlerRef, container: Container): Invoke {
+/** Resolves a handler once, at boot; a controller class is instantiated once per kernel, on first use. */
+export function resolveHandler(handler: HandlerRef, container: Container, instances: Map<unknown, Record<string, unknown>>): Invoke {
   if (typeof handler === 'function') {
     const fn = handler as (...args: unknown[]) => unknown
     return (request, params) => fn(request, ...params)
@@ -31,9 +31,12 @@ export function resolveHandler(handler: HandlerRef, container: Container): Invok
     }
   }
   const [Class, method] = handler as readonly [new () => Record<string, unknown>, string]
-  let instance: Record<string, unknown> | undefined
   return (request, params) => {
-    const target = (instance ??= container.has(Class.name) ? container.get<Record<string, unknown>>(Class.name) : new Class())
+    let target = instances.get(Class)
+    if (target === undefined) {
+      target = container.has(Class.name) ? container.get<Record<string, unknown>>(Class.name) : new Class()
+      instances.set(Class, target)
+    }
     return (target[method] as (...args: unknown[]) => unknown).call(target, request, ...params)
   }
 }

@@ -20,7 +20,7 @@ import { FwResponse } from './response.js'
 import { UrlSigner } from './signed-url.js'
 import type { KernelServices, Logger, Middleware, MiddlewareFactory, RequestOptions, ViewEngine } from './types.js'
 import { TemplateViews } from './views.js'
-import { compileTrust } from './middleware/client-ip.js'
+import { compileTrust } from './request/options.js'
 import { setCurrentKernel } from './app.js'
 
 export type Env = 'production' | 'development' | 'test'
@@ -79,6 +79,8 @@ export class Kernel implements KernelServices {
   readonly container: Container
   readonly router: CompiledRouter
   #signer: UrlSigner | null = null
+  /** One instance per controller class, shared by all its routes. */
+  readonly #instances = new Map<unknown, Record<string, unknown>>()
   readonly requestOptions: RequestOptions
   readonly #options: KernelOptions
   readonly #debug: boolean
@@ -94,7 +96,7 @@ export class Kernel implements KernelServices {
     this.container = options.container ?? new Container()
     this.router = router
     this.#views = options.views ?? new TemplateViews()
-    this.requestOptions = { trustProxy: compileTrust(), ...options.request }
+    this.requestOptions = { trustProxy: compileTrust(process.env.TRUSTED_PROXIES), ...options.request }
   }
 
   /** Loads the cache, runs the service providers and resolves every route's pipeline. */
@@ -123,10 +125,7 @@ export class Kernel implements KernelServices {
 
   /** Handles one request; never throws (errors become responses). */
   async handle(request: FwRequest): Promise<FwResponse> {
-    const response = this.#options.requestScopeEnabled
-      ? await scope.run({ request }, () => this.#entry(request))
-      : await this.#entry(request)
-    return response.view ? this.#render(response) : response
+    return this.#options.requestScopeEnabled ? scope.run({ request }, () => this.#entry(request)) : this.#entry(request)
   }
 
   #resolvePipelines(registrar: Registrar): void {
@@ -147,7 +146,8 @@ export class Kernel implements KernelServices {
         const store = scope.getStore()
         if (store) store.request = request
         const params = request.getAttribute('route.params') as Record<string, unknown>
-        return toResponse(await invoke(request, Object.values(params)))
+        const response = toResponse(await invoke(request, Object.values(params)))
+        return response.view ? this.#render(response) : response
       }
       return compose(layers, final, rescue)
     })
@@ -157,7 +157,7 @@ export class Kernel implements KernelServices {
   #invoker(handler: Parameters<Invoker>[0]): Invoke {
     const invoker = this.#options.invoker
     if (invoker) return (request, params) => invoker(handler, request, params)
-    return resolveHandler(handler, this.container)
+    return resolveHandler(handler, this.container, this.#instances)
   }
 
   /** Routing: a hit runs the route's pipeline; misses become 404/405/400 or the automatic OPTIONS. */
@@ -179,7 +179,7 @@ export class Kernel implements KernelServices {
     const context = {
       accept: request.getHeaderLine('accept'),
       path: request.getPath(),
-      requestId: request.getAttribute('request_id') as string | undefined,
+      requestId: (request.getAttribute('request_id') as string | null | undefined) ?? undefined,
       debug: this.#debug,
       log: this.log,
     }

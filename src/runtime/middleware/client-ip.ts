@@ -5,23 +5,17 @@
 import proxyaddr from 'proxy-addr'
 import type { Middleware } from '../types.js'
 
-export type TrustFn = (address: string, hop: number) => boolean
-
-/** Trust for TRUSTED_PROXIES (comma-separated addresses, CIDRs or proxy-addr names); default loopback. */
-export function compileTrust(spec: string | undefined = process.env.TRUSTED_PROXIES): TrustFn {
-  const list = (spec ?? 'loopback').split(',').map((s) => s.trim()).filter(Boolean)
-  return proxyaddr.compile(list)
-}
-
 export function unmapIPv4(address: string): string {
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address
 }
 
-export function clientIp(trust: TrustFn): Middleware {
-  return (request, next) => {
-    const forwarded = request.getHeaderLine('x-forwarded-for')
-    const peer = request.getClientAddress()
-    const ip = forwarded === '' ? peer : proxyaddr({ socket: { remoteAddress: peer }, headers: { 'x-forwarded-for': forwarded } } as never, trust)
-    return next(request.withAttribute('client_ip', unmapIPv4(ip)))
-  }
+/** Uses the request's own proxy trust (the kernel's `request.trustProxy`, TRUSTED_PROXIES by default). */
+export const clientIp: Middleware = (request, next) => {
+  const forwarded = request.getHeaderLine('x-forwarded-for')
+  const peer = request.getClientAddress()
+  const ip =
+    forwarded === ''
+      ? peer
+      : proxyaddr({ socket: { remoteAddress: peer }, headers: { 'x-forwarded-for': forwarded } } as never, request.getTrustProxy())
+  return next(request.withAttribute('client_ip', unmapIPv4(ip)))
 }

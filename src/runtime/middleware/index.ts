@@ -1,7 +1,7 @@
 /** The built-in middleware: always-on pre-global ones, and the aliases the kernel implements. */
 import type { Kernel } from '../kernel.js'
 import type { Middleware, MiddlewareFactory } from '../types.js'
-import { clientIp, compileTrust } from './client-ip.js'
+import { clientIp } from './client-ip.js'
 import { httpsRedirect } from './https-redirect.js'
 import { negotiate } from './negotiate.js'
 import { requestId } from './request-id.js'
@@ -9,7 +9,7 @@ import { trace } from './trace.js'
 
 /** client_ip, request_id, trace — and in production the HTTPS redirect. */
 export function defaultPreGlobal(kernel: Kernel): Middleware[] {
-  const always = [clientIp(compileTrust()), requestId, trace]
+  const always = [clientIp, requestId, trace]
   return kernel.env === 'production' ? [httpsRedirect, ...always] : always
 }
 
@@ -17,11 +17,15 @@ export function defaultPreGlobal(kernel: Kernel): Middleware[] {
 export function builtinFactories(kernel: Kernel): Record<string, MiddlewareFactory> {
   return {
     negotiate: () => negotiate(),
-    verifySignedUrl: () => (request, next) => {
-      kernel.signer.verify(request)
-      return next(request)
+    verifySignedUrl: () => {
+      // Built at boot: a production kernel without signing keys fails to start, not per request.
+      const signer = kernel.signer
+      return (request, next) => {
+        signer.verify(request)
+        return next(request)
+      }
     },
   }
 }
 
-export { clientIp, compileTrust, httpsRedirect, negotiate, requestId, trace }
+export { clientIp, httpsRedirect, negotiate, requestId, trace }

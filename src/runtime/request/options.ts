@@ -12,15 +12,15 @@ export interface ResolvedOptions {
 }
 
 /**
- * A trust function for `RequestOptions.trustProxy` from addresses and CIDRs (the
- * `TRUSTED_PROXIES` setting: a list or a comma-separated string). Loopback is always trusted.
+ * A trust function for `RequestOptions.trustProxy` from addresses, CIDRs or proxy-addr names
+ * (the `TRUSTED_PROXIES` setting: a list or a comma-separated string). Empty means loopback.
  * @example
  * FwRequest.fromNode(req, { trustProxy: compileTrust(process.env.TRUSTED_PROXIES) })
  */
 export function compileTrust(addresses: string | readonly string[] = []): TrustFunction {
   const list = typeof addresses === 'string' ? addresses.split(',') : addresses
-  const extra = list.map((a) => a.trim()).filter((a) => a !== '')
-  return proxyaddr.compile(['loopback', ...extra])
+  const given = list.map((a) => a.trim()).filter((a) => a !== '')
+  return proxyaddr.compile(given.length > 0 ? given : ['loopback'])
 }
 
 const DEFAULTS: ResolvedOptions = {

@@ -113,7 +113,7 @@ describe('URI', () => {
     )
   })
 
-  it('trusts configured proxies besides loopback', () => {
+  it('trusts exactly the configured proxies (TRUSTED_PROXIES replaces the loopback default)', () => {
     const options = { trustProxy: compileTrust('10.0.0.0/8, 192.168.1.1') }
     const headers = { 'x-forwarded-proto': 'https' }
     const via = (addr: string) =>
@@ -121,9 +121,11 @@ describe('URI', () => {
     expect([via('10.1.2.3'), via('192.168.1.1'), via('127.0.0.1'), via('8.8.8.8')]).toEqual([
       true,
       true,
-      true,
+      false,
       false,
     ])
+    const loopbackDefault = { trustProxy: compileTrust('') }
+    expect(FwRequest.create({ headers, server: { REMOTE_ADDR: '127.0.0.1' } }, loopbackDefault).isSecure()).toBe(true)
   })
 
   it('gives the client address without the IPv4-mapped prefix', () => {
