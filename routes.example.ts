@@ -17,6 +17,7 @@ import {
   urlFor,
   type FwRequest,
 } from 'fw'
+import { authRoutes } from 'fw/auth'
 
 const showUser = (version: string) => (_req: FwRequest, id: number) => ({ id, version })
 const echoParam = (name: string) => (_req: FwRequest, value: string | number | null) => ({ [name]: value })
@@ -54,9 +55,14 @@ class ResourceController {
 }
 
 export default defineRoutes((r) => {
+  // Authentication (spec "Endpoints"): /auth/login|refresh|me|logout, the refresh-token
+  // variation under /rt, /oauth/token and /admin/users (role admin). Logins: throttle:5,300.
+  authRoutes(r)
+
   // Versioning: the same handlers side by side under /api/v1 and /api/v2 (spec "Versioning").
-  r.group({ prefix: '/api/v1', name: 'v1.' }, (r) => {
+  r.group({ prefix: '/api/v1', name: 'v1.', middleware: ['throttle:60,60'] }, (r) => {
     r.get('/users/{id:int}', showUser('v1'), 'users.show')
+    r.get('/limited', () => ({ limited: true }), 'limited').withMiddleware('throttle:5,60')
   })
   r.group('/api/v2', null, [], 'v2.', (r) => {
     r.get('/users/{id:int}', showUser('v2')).withName('users.show')

@@ -1,14 +1,22 @@
-// Runs the routing benchmark: builds fw's compiled router for each route set, times every
-// router in its own child process (bench/worker.mjs) on each route set in both string modes,
-// runs the fw 10,000-route scale test, prints the tables and writes bench/RESULTS.md.
+// Runs the benchmarks and writes bench/RESULTS.md.
 //
-//   node bench/run.mjs            full run (`npm run bench` builds fw first), under 10 minutes
+// Routing: builds fw's compiled router for each route set, times every router in its own child
+// process (bench/worker.mjs) on each route set in both string modes, runs the fw 10,000-route
+// scale test. HTTP (bench/http/): fw, node:http, Fastify, Hono and Express servers, each in its
+// own process, loaded by autocannon from this process; its section of RESULTS.md is kept
+// between marker comments, so either benchmark can be re-run alone.
+//
+//   node bench/run.mjs            routing + HTTP (`npm run bench` builds fw first), under 10 min
+//   node bench/run.mjs --http     HTTP only (5 s per timed run; 4 s when run with the routing)
+//   node bench/run.mjs --no-http  routing only
 //   node bench/run.mjs --quick    smoke run: verifies everything, times briefly, writes
 //                                 bench/.tmp/RESULTS-quick.md instead of bench/RESULTS.md
-//   --routers fw,rou3 --sets a    restrict the run (for development)
+//   --routers fw,rou3 --sets a    restrict the routing run (for development)
+//   --servers fw,fastify --scenarios hello,routes --duration 5 --rounds 3
+//                                 restrict or tune the HTTP run
 
 import { fork } from 'node:child_process'
-import { writeFile } from 'node:fs/promises'
+import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ROUTERS } from './lib/adapters.mjs'
@@ -26,6 +34,9 @@ import { resultsMarkdown, routerVersions } from './lib/results-md.mjs'
 import { loadRouteSet, toSyntax } from './lib/route-set.mjs'
 import { runScaleTest } from './lib/scale.mjs'
 import { median } from './lib/timing.mjs'
+import { writeHttpResults, writeRouterResults } from './lib/sections.mjs'
+import { httpOptions, runHttpBench } from './http/run-http.mjs'
+import { httpMarkdown, printHttpSummary } from './http/report.mjs'
 
 const BENCH_DIR = import.meta.dirname
 const TMP_DIR = join(BENCH_DIR, '.tmp')
@@ -40,10 +51,30 @@ function parseCli() {
       routers: { type: 'string' },
       sets: { type: 'string', default: 'a,b' },
       'no-scale': { type: 'boolean', default: false },
+      http: { type: 'boolean', default: false },
+      'no-http': { type: 'boolean', default: false },
+      servers: { type: 'string' },
+      scenarios: { type: 'string' },
+      duration: { type: 'string' },
+      rounds: { type: 'string' },
     },
   })
+  if (values.http && values['no-http']) throw new Error('--http and --no-http exclude each other')
   const ids = values.routers?.split(',')
+  const routing = !values.http
+  const number = (v) => (v === undefined ? undefined : Number(v))
   return {
+    routing,
+    http: values['no-http']
+      ? null
+      : httpOptions({
+          quick: values.quick,
+          // With the routing benchmark (~4 min), 4 s runs keep `npm run bench` under 10 min.
+          durationS: number(values.duration) ?? (values.quick ? 1 : routing ? 4 : 5),
+          rounds: number(values.rounds),
+          servers: values.servers,
+          scenarios: values.scenarios,
+        }),
     quick: values.quick,
     routers: ids ? ROUTERS.filter((r) => ids.includes(r.id)) : ROUTERS,
     sets: values.sets.split(',').map(loadRouteSet),
@@ -158,13 +189,8 @@ function printSummary(options, runs, scale) {
   if (problems.length) console.log(`\nProblems\n${problems.map((p) => `  ${p}`).join('\n')}`)
 }
 
-async function main() {
+async function runRouting(options, machine, file) {
   const started = performance.now()
-  const options = parseCli()
-  const machine = describeMachine()
-  console.log(
-    `${machine.cpu}, ${machine.cores} cores, node ${machine.node}${options.quick ? ' (quick run)' : ''}`,
-  )
   const fwBuilds = {}
   for (const set of options.sets) {
     fwBuilds[set.id] = await buildFwForSet(set)
@@ -191,9 +217,33 @@ async function main() {
     quick: options.quick,
     elapsedS,
   })
+  await writeRouterResults(file, markdown)
+  console.log(`\nWrote the routing results to ${file} (${elapsedS.toFixed(0)} s)`)
+}
+
+async function runHttp(options, machine, file) {
+  const http = options.http
+  console.log(
+    `\nHTTP benchmark: ${http.servers.length} servers × ${http.scenarios.length} scenarios × ${http.rounds} rounds × ${http.durationS} s`,
+  )
+  const result = await runHttpBench(http, { tmpDir: TMP_DIR })
+  printHttpSummary(result)
+  await writeHttpResults(file, httpMarkdown(result, { machine, quick: options.quick }))
+  console.log(`\nWrote the HTTP results to ${file} (${result.elapsedS.toFixed(0)} s)`)
+}
+
+async function main() {
+  const started = performance.now()
+  const options = parseCli()
+  const machine = describeMachine()
+  console.log(
+    `${machine.cpu}, ${machine.cores} cores, node ${machine.node}${options.quick ? ' (quick run)' : ''}`,
+  )
+  await mkdir(TMP_DIR, { recursive: true })
   const file = options.quick ? join(TMP_DIR, 'RESULTS-quick.md') : join(BENCH_DIR, 'RESULTS.md')
-  await writeFile(file, markdown)
-  console.log(`\nWrote ${file} (${elapsedS.toFixed(0)} s)`)
+  if (options.routing) await runRouting(options, machine, file)
+  if (options.http) await runHttp(options, machine, file)
+  console.log(`\nDone in ${((performance.now() - started) / 1000).toFixed(0)} s`)
 }
 
 await main()

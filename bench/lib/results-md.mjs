@@ -207,6 +207,8 @@ export function resultsMarkdown({
     '',
     `Written by \`npm run bench\` (\`node bench/run.mjs\`) in ${elapsedS.toFixed(0)} s${quick ? ' — QUICK smoke run, numbers are rough' : ''}.`,
     'Lower is better. Re-run with `npm run bench`; `node bench/run.mjs --quick` for a smoke run.',
+    'The HTTP benchmark (`node bench/run.mjs --http`, also part of `npm run bench`) writes its own',
+    'section at the end of this file: [HTTP benchmark results](#http-benchmark-results).',
   ].join('\n')
   return (
     [

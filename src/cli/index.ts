@@ -8,6 +8,7 @@ import { registerRouteCacheCommands } from './commands/route-cache.js'
 import { registerRoutesListCommand } from './commands/routes-list.js'
 import { registerServeCommand } from './commands/serve.js'
 import { registerInitCommand } from './commands/init.js'
+import { registerUserCreateCommand } from './commands/user-create.js'
 import { isDebug, printError, stdio, type Output } from './output.js'
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -29,6 +30,7 @@ export function createProgram(output: Output = stdio): Command {
   registerRoutesListCommand(program, output)
   registerServeCommand(program, output)
   registerInitCommand(program, output)
+  registerUserCreateCommand(program, output)
   return program
 }
 

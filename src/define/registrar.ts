@@ -33,6 +33,8 @@ interface Scope {
   prefix: string
   domain: string | null
   middleware: MiddlewareRef[]
+  /** The scope id that added each middleware entry (a throttle counts per group). */
+  middlewareScopes: number[]
   namePrefix: string
   chain: number[]
 }
@@ -59,7 +61,9 @@ export class Route {
 
   /** Adds middleware after the groups' and any given before. */
   withMiddleware(middleware: MiddlewareRef | readonly MiddlewareRef[]): this {
-    this.#record.middleware.push(...toList(middleware))
+    const added = toList(middleware)
+    this.#record.middleware.push(...added)
+    this.#record.middlewareScopes.push(...added.map(() => -1))
     return this
   }
 }
@@ -77,7 +81,7 @@ export class Registrar {
   /** Custom middleware aliases registered with `alias()`, by name. */
   readonly aliases = new Map<string, MiddlewareRef>()
   readonly #captureLocations: boolean
-  #scope: Scope = { id: 0, prefix: '', domain: null, middleware: [], namePrefix: '', chain: [0] }
+  #scope: Scope = { id: 0, prefix: '', domain: null, middleware: [], middlewareScopes: [], namePrefix: '', chain: [0] }
   #nextScopeId = 1
 
   constructor(options: { captureLocations?: boolean } = {}) {
@@ -128,11 +132,13 @@ export class Registrar {
     const options = groupOptions(args.slice(0, index))
     const outer = this.#scope
     const id = this.#nextScopeId++
+    const added = toList(options.middleware)
     this.#scope = {
       id,
       prefix: joinPaths(outer.prefix, options.prefix ?? ''),
       domain: options.domain ?? outer.domain,
-      middleware: [...outer.middleware, ...toList(options.middleware)],
+      middleware: [...outer.middleware, ...added],
+      middlewareScopes: [...outer.middlewareScopes, ...added.map(() => id)],
       namePrefix: outer.namePrefix + (options.name ?? ''),
       chain: [...outer.chain, id],
     }
@@ -161,13 +167,15 @@ export class Registrar {
     }
     const scope = this.#scope
     const options = typeof nameOrOptions === 'string' ? { name: nameOrOptions } : (nameOrOptions ?? {})
+    const own = toList(options.middleware)
     const record: RouteRecord = {
       id: this.routes.length,
       method,
       path: joinPaths(scope.prefix, path),
       host: scope.domain,
       name: options.name == null ? null : scope.namePrefix + options.name,
-      middleware: [...scope.middleware, ...toList(options.middleware)],
+      middleware: [...scope.middleware, ...own],
+      middlewareScopes: [...scope.middlewareScopes, ...own.map(() => -1)],
       handler,
       scopes: scope.chain,
       location: undefined,

@@ -14,6 +14,7 @@ import { badRequest, methodNotAllowed, notFound } from './http-error.js'
 import { loadRouter, type CompiledRouter } from './load-router.js'
 import { createLogger } from './logger.js'
 import { builtinFactories, defaultPreGlobal } from './middleware/index.js'
+import { moduleFactories } from './middleware/modules.js'
 import { compose } from './pipeline.js'
 import { FwRequest } from './request/request.js'
 import { FwResponse } from './response.js'
@@ -79,6 +80,7 @@ export class Kernel implements KernelServices {
   readonly container: Container
   readonly router: CompiledRouter
   #signer: UrlSigner | null = null
+  #modules: Record<string, MiddlewareFactory> = {}
   /** One instance per controller class, shared by all its routes. */
   readonly #instances = new Map<unknown, Record<string, unknown>>()
   readonly requestOptions: RequestOptions
@@ -104,7 +106,10 @@ export class Kernel implements KernelServices {
     const router = await loadRouter(options.routeCache, { register: options.register })
     const kernel = new Kernel(options, router)
     for (const provider of options.serviceProviders ?? []) await provider.register?.(kernel)
-    kernel.#resolvePipelines(router.registrar!)
+    const registrar = router.registrar!
+    const refs = [...registrar.routes.flatMap((r) => r.middleware), ...(options.preGlobal ?? []), ...(options.postGlobal ?? [])]
+    kernel.#modules = await moduleFactories(refs, { ...options.middleware })
+    kernel.#resolvePipelines(registrar)
     for (const provider of options.serviceProviders ?? []) await provider.boot?.(kernel)
     setCurrentKernel(kernel)
     return kernel
@@ -129,7 +134,7 @@ export class Kernel implements KernelServices {
   }
 
   #resolvePipelines(registrar: Registrar): void {
-    const factories: Record<string, MiddlewareFactory> = { ...builtinFactories(this), ...this.#options.middleware }
+    const factories: Record<string, MiddlewareFactory> = { ...builtinFactories(this), ...this.#modules, ...this.#options.middleware }
     const resolve = (ref: MiddlewareRef): Middleware => resolveMiddleware(ref, factories, registrar.aliases, this)
     const tagged = (tags: string[] | undefined): MiddlewareRef[] => (tags ?? []).flatMap((t) => this.container.tagged<MiddlewareRef>(t))
     const pre = [

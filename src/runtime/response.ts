@@ -22,23 +22,35 @@ export class FwResponse {
 
   constructor(status: number, headers: HeaderMap = {}, body: Body = null, view: FwResponse['view'] = null) {
     this.status = status
-    this.headers = lowerKeys(headers)
+    this.headers = lowerKeys(headers, {})
     this.body = body
     this.view = view
   }
 
   /** A copy with one header set (replacing any previous value of that name). */
   withHeader(name: string, value: string | string[]): FwResponse {
-    return new FwResponse(this.status, { ...this.headers, [name.toLowerCase()]: value }, this.body, this.view)
+    const headers: HeaderMap = Object.assign({}, this.headers)
+    headers[name.toLowerCase()] = value
+    return FwResponse.#trusted(this.status, headers, this.body, this.view)
   }
 
   /** A copy with several headers set. */
   withHeaders(headers: HeaderMap): FwResponse {
-    return new FwResponse(this.status, { ...this.headers, ...lowerKeys(headers) }, this.body, this.view)
+    return FwResponse.#trusted(this.status, lowerKeys(headers, Object.assign({}, this.headers)), this.body, this.view)
   }
 
   withStatus(status: number): FwResponse {
-    return new FwResponse(status, { ...this.headers }, this.body, this.view)
+    return FwResponse.#trusted(status, this.headers, this.body, this.view)
+  }
+
+  /** Builds a copy from headers already lowercased (with* are on the hot path of middleware). */
+  static #trusted(status: number, headers: HeaderMap, body: Body, view: FwResponse['view']): FwResponse {
+    const response = Object.create(FwResponse.prototype) as { -readonly [K in keyof FwResponse]: FwResponse[K] }
+    response.status = status
+    response.headers = headers
+    response.body = body
+    response.view = view
+    return response as FwResponse
   }
 
   header(name: string): string | undefined {
@@ -87,8 +99,8 @@ export function view(name: string, data: Record<string, unknown> = {}, status = 
   return new FwResponse(status, { 'content-type': 'text/html; charset=utf-8' }, null, { name, data })
 }
 
-function lowerKeys(headers: HeaderMap): HeaderMap {
-  const out: HeaderMap = {}
-  for (const name of Object.keys(headers)) out[name.toLowerCase()] = headers[name]!
-  return out
+/** Copies `headers` into `into` with lowercase names. */
+function lowerKeys(headers: HeaderMap, into: HeaderMap): HeaderMap {
+  for (const name in headers) into[name.toLowerCase()] = headers[name]!
+  return into
 }

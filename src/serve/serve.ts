@@ -58,6 +58,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   await untilSignal()
   await watcher?.close()
   await drain(server)
+  await (await import('../throttle/index.js')).closeDefaultThrottle()
   // A worker's IPC channel to the primary would keep it alive after the drain.
   cluster.worker?.disconnect()
 }
@@ -89,6 +90,8 @@ function untilSignal(): Promise<void> {
 /** The primary builds once, then forks workers and restarts those that crash. */
 async function runPrimary(options: ServeOptions): Promise<void> {
   await buildCache({ routesFile: options.routes, cacheDir: options.cache })
+  // Without Redis, the primary keeps the throttle counters so that the limit holds across workers.
+  if (!process.env.REDIS_URL) (await import('../throttle/index.js')).setupThrottlePrimary()
   let stopping = false
   const fork = (): void => {
     cluster.fork().on('exit', (code, signal) => {

@@ -40,6 +40,11 @@ export const ERROR_CODES = {
   FW_SERVE_PORT: 'The port to serve on is already in use',
   FW_SERVE_CONFIG: 'The server cannot start with this configuration',
   FW_INIT_EXISTS: 'fw init would overwrite existing files',
+  FW_USER_EXISTS: 'A user with this email already exists',
+  FW_USER_INVALID: 'The user to create is missing a field or has an invalid one',
+  FW_PASSWORD_WEAK: 'The password is too short, too long or too common',
+  FW_PASSWORD_MISSING: 'No password was given',
+  FW_DATABASE_UNAVAILABLE: 'The database cannot be reached',
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -28,6 +28,8 @@ export interface RouteRecord {
   name: string | null
   /** Every middleware that applies, outermost group first, the route's own last. */
   middleware: MiddlewareRef[]
+  /** For each middleware entry, the group scope that added it, or -1 for the route's own. */
+  middlewareScopes: number[]
   handler: HandlerRef
   /** The group scopes the route was registered in, outermost (0, the file itself) first. */
   scopes: number[]

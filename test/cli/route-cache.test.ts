@@ -79,10 +79,10 @@ describe('fw route:cache build on a TypeScript routes file with a local import',
     )
   })
 
-  it('writes manifest.json, router.mjs, router.d.mts and one generation folder', () => {
+  it('writes manifest.json, router.mjs, router.d.mts, routes.mjs and one generation folder', () => {
     const manifest = readManifest(cache)
     expect(list(cache)).toEqual(
-      [manifest.generation, 'manifest.json', 'router.d.mts', 'router.mjs'].sort(),
+      [manifest.generation, 'manifest.json', 'router.d.mts', 'router.mjs', 'routes.mjs'].sort(),
     )
     expect(manifest).toMatchObject({
       formatVersion: 1,
@@ -238,7 +238,7 @@ describe('fw route:cache clear', () => {
       cwd: dir,
     })
     expect(code).toBe(0)
-    expect(stdout).toMatch(/cleared var\/cache \(4 entries removed\)/)
+    expect(stdout).toMatch(/cleared var\/cache \(5 entries removed\)/)
     expect(list(join(dir, 'var'))).toEqual(['keep.txt'])
     expect(readFileSync(join(dir, 'var', 'keep.txt'), 'utf8')).toBe('mine')
   })

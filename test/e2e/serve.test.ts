@@ -59,7 +59,7 @@ describe('fw serve', () => {
     const dir = makeProject({ 'routes.mjs': ROUTES() })
     const app = await serveApp(['--routes', 'routes.mjs', '--workers', '2', '--port', '0'], { cwd: dir })
     try {
-      const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${app.url}/hello`).then((r) => r.json())))
+      const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${app.url}/hello`).then((r) => r.json() as Promise<{ hello: string }>)))
       expect(answers.every((a) => a.hello === 'world')).toBe(true)
       await fetch(`${app.url}/crash`).catch(() => null)
       await waitFor(() => /worker exited \(3\); starting another/.test(app.output()), app.output)

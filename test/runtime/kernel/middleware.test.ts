@@ -155,13 +155,23 @@ describe('middleware aliases', () => {
     expect(seen).toEqual([[]])
   })
 
-  it('fails the boot with FW_MIDDLEWARE_INVALID when a route alias has no implementation', async () => {
-    const register = (r: any): void => void r.get('/me', () => 'ok', { middleware: ['auth'] })
+  it('fails the boot with FW_MIDDLEWARE_INVALID when a custom alias has no implementation', async () => {
+    const register = (r: any): void => {
+      r.alias('tenant', 'tenant-impl')
+      r.get('/me', () => 'ok', { middleware: ['tenant'] })
+    }
     const dir = await buildCacheFor(register)
     await expect(Kernel.boot({ routeCache: dir, register, log: silentLogger, env: 'test', signingKeys: ['k'] })).rejects.toMatchObject({
       code: 'FW_MIDDLEWARE_INVALID',
-      message: expect.stringContaining('"auth"'),
+      message: expect.stringContaining('"tenant"'),
     })
+  })
+
+  it('loads the auth module when a route uses the auth alias and none is given', async () => {
+    const kernel = await bootKernel((r) => r.get('/me', () => 'ok', { middleware: ['auth'] }))
+    const response = await call(kernel, '/me')
+    expect(response.status).toBe(401)
+    expect(response.header('www-authenticate')).toBe('Bearer')
   })
 
   it('fails the boot with FW_MIDDLEWARE_INVALID for an unknown alias in the global lists', async () => {

@@ -1,0 +1,235 @@
+/**
+ * The token-authentication recipe assembled: token service, revocation list, user and
+ * refresh-token stores, the middleware factories and the endpoint handlers. Creating an Auth is
+ * cheap and touches nothing: the secret is checked when the kernel builds the middleware (so
+ * `fw serve` refuses to start with a weak production secret), the database opens on first use.
+ */
+import { randomBytes } from 'node:crypto'
+import { FwError } from '../shared/errors.js'
+import type { Logger, MiddlewareFactory } from '../runtime/types.js'
+import { createHandlers, type AuthHandlers } from './handlers.js'
+import { DEFAULT_TTL, TokenService } from './jwt.js'
+import { authMiddleware, roleMiddleware } from './middleware.js'
+import { hashPassword, needsRehash, verifyDummy, verifyPassword } from './password.js'
+import { RefreshTokens } from './refresh-tokens.js'
+import { connectRedisRevocations, MemoryRevocationList, type RevocationList } from './revocation.js'
+import { DEFAULT_DATABASE_URL, openDatabase } from './stores/open.js'
+import type { Database, UserRecord } from './stores/types.js'
+
+export interface AuthOptions {
+  /** HS256 secret (JWT_SECRET). Unset: a random one per start outside production, with a warning. */
+  secret?: string | Uint8Array
+  /** Token issuer. Default 'framework-app'. */
+  issuer?: string
+  /** Lifetime of /auth/login tokens, seconds. Default 3600. */
+  ttl?: number
+  /** Production rules (secret required, >= 32 bytes). Default: APP_ENV === 'production'. */
+  production?: boolean
+  /** A database, a DATABASE_URL, or a function opening one. Default 'sqlite:.fw/app.db'. */
+  database?: Database | string | (() => Promise<Database>)
+  /** Prefix of the table names when `database` is a URL. */
+  tablePrefix?: string
+  /** A revocation list, or a Redis URL for a shared one. Default: in memory. */
+  revocations?: RevocationList | string
+  /** The clock, milliseconds (tests move it). */
+  now?: () => number
+  log?: Logger
+}
+
+export interface AuthMiddlewareMap {
+  auth: MiddlewareFactory
+  role: MiddlewareFactory
+  [alias: string]: MiddlewareFactory
+}
+
+/**
+ * @example
+ * const auth = createAuth({ secret: process.env.JWT_SECRET, database: process.env.DATABASE_URL })
+ * const kernel = await Kernel.boot({ routeCache, register, middleware: auth.middleware })
+ */
+export class Auth {
+  readonly middleware: AuthMiddlewareMap
+  readonly handlers: AuthHandlers
+  readonly now: () => number
+  readonly #options: AuthOptions
+  #tokens: TokenService | null = null
+  #database: Promise<Database> | null = null
+  #revocations: Promise<RevocationList> | null = null
+  #refresh: Promise<RefreshTokens> | null = null
+
+  constructor(options: AuthOptions = {}) {
+    this.#options = options
+    this.now = options.now ?? Date.now
+    this.middleware = {
+      auth: (params, kernel) =>
+        authMiddleware({
+          tokens: () => this.tokenService(kernel.log),
+          revocations: () => this.revocations(),
+        })(params, kernel),
+      role: roleMiddleware(),
+    }
+    this.handlers = createHandlers(this)
+  }
+
+  /** The token service; the first call checks the secret (throws FwError in production). */
+  tokenService(log: Logger | undefined = this.#options.log): TokenService {
+    this.#tokens ??= new TokenService({
+      secret: this.#secret(log),
+      issuer: this.#options.issuer,
+      ttl: this.#options.ttl ?? DEFAULT_TTL,
+      withJti: true,
+      production: this.#production(),
+      now: this.now,
+    })
+    return this.#tokens
+  }
+
+  /** The user and refresh-token stores, opened (and migrated) on first use. */
+  database(): Promise<Database> {
+    const source = this.#options.database ?? DEFAULT_DATABASE_URL
+    this.#database ??= retryable(
+      typeof source === 'string'
+        ? openDatabase(source, { tablePrefix: this.#options.tablePrefix })
+        : typeof source === 'function'
+          ? source()
+          : Promise.resolve(source),
+      () => (this.#database = null),
+    )
+    return this.#database
+  }
+
+  revocations(): Promise<RevocationList> {
+    const source = this.#options.revocations
+    this.#revocations ??= retryable(
+      typeof source === 'string'
+        ? connectRedisRevocations(source)
+        : Promise.resolve(source ?? new MemoryRevocationList({ now: this.now })),
+      () => (this.#revocations = null),
+    )
+    return this.#revocations
+  }
+
+  refreshTokens(): Promise<RefreshTokens> {
+    this.#refresh ??= retryable(
+      this.database().then((db) => new RefreshTokens(db.refreshTokens, { now: this.now })),
+      () => (this.#refresh = null),
+    )
+    return this.#refresh
+  }
+
+  /**
+   * The user whose email and password match, or null. Unknown emails cost a verification too,
+   * so timing does not tell which emails exist. An outdated hash is upgraded to argon2id.
+   */
+  async checkCredentials(email: string, password: string): Promise<UserRecord | null> {
+    const { users } = await this.database()
+    const user = await users.findByEmail(email)
+    if (user === null) return verifyDummy(password).then(() => null)
+    if (!(await verifyPassword(password, user.password_hash))) return null
+    if (needsRehash(user.password_hash)) {
+      await hashPassword(password)
+        .then((hash) => users.updatePasswordHash(user.id, hash))
+        .catch((error: unknown) =>
+          this.#options.log?.warn({ err: error }, 'Could not upgrade a password hash'),
+        )
+    }
+    return user
+  }
+
+  /** An access token for `user` with the login claims: email, name, roles (when any), jti. */
+  issueFor(user: UserRecord, ttl?: number): Promise<string> {
+    const claims: Record<string, unknown> = { email: user.email, name: user.name }
+    if (user.roles.length > 0) claims.roles = [...user.roles]
+    return this.tokenService().issue(user.id, claims, ttl === undefined ? {} : { ttl })
+  }
+
+  /** Closes the database and the Redis connection, when they were opened. */
+  async close(): Promise<void> {
+    const [db, revocations] = await Promise.all([
+      this.#database?.catch(() => null),
+      this.#revocations?.catch(() => null),
+    ])
+    await db?.close()
+    await revocations?.close?.()
+    this.#database = this.#revocations = this.#refresh = null
+  }
+
+  #production(): boolean {
+    return this.#options.production ?? process.env.APP_ENV === 'production'
+  }
+
+  #secret(log: Logger | undefined): string | Uint8Array {
+    const secret = this.#options.secret
+    if (secret !== undefined && secret.length > 0) return secret
+    if (this.#production()) {
+      throw new FwError('FW_SERVE_CONFIG', 'JWT_SECRET is not set', {
+        hint: 'Set JWT_SECRET to 32 or more random bytes, e.g. `openssl rand -hex 32`.',
+      })
+    }
+    const warning =
+      'JWT_SECRET is not set: using a random secret, so tokens stop verifying after a restart'
+    if (log) log.warn(warning)
+    else process.emitWarning(warning)
+    return randomBytes(32).toString('hex')
+  }
+}
+
+/** A failed open is forgotten, so the next request tries again (the database may come back). */
+function retryable<T>(promise: Promise<T>, forget: () => void): Promise<T> {
+  return promise.catch((error: unknown) => {
+    forget()
+    throw error
+  })
+}
+
+/**
+ * @example
+ * const auth = createAuth(authOptionsFromEnv())
+ */
+export function createAuth(options: AuthOptions = {}): Auth {
+  return new Auth(options)
+}
+
+/** Options from JWT_SECRET, DATABASE_URL, REDIS_URL and APP_ENV. */
+export function authOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): AuthOptions {
+  return {
+    ...(env.JWT_SECRET ? { secret: env.JWT_SECRET } : {}),
+    database: env.DATABASE_URL || DEFAULT_DATABASE_URL,
+    ...(env.REDIS_URL ? { revocations: env.REDIS_URL } : {}),
+    production: env.APP_ENV === 'production',
+  }
+}
+
+// On globalThis, not in a module variable: the routes file may load another copy of this module
+// (src vs dist) than `fw serve` does, and both must share one secret and one revocation list.
+const SHARED = Symbol.for('fw.auth.default')
+const registry = globalThis as { [SHARED]?: Auth | null }
+
+/**
+ * The process-wide Auth from the environment, shared by the routes file and `fw serve`.
+ * @example
+ * Kernel.boot({ ..., middleware: { ...defaultAuth().middleware } })
+ */
+export function defaultAuth(): Auth {
+  registry[SHARED] ??= createAuth(authOptionsFromEnv())
+  return registry[SHARED]
+}
+
+/** Replaces the process-wide Auth (tests, apps configuring it in code). */
+export function setDefaultAuth(auth: Auth | null): void {
+  registry[SHARED] = auth
+}
+
+/** Creates a user with a freshly hashed password. */
+export async function createUser(
+  auth: Auth,
+  user: { email: string; name: string; password: string; roles?: readonly string[] },
+): Promise<UserRecord> {
+  const { users } = await auth.database()
+  return users.create({
+    email: user.email,
+    name: user.name,
+    passwordHash: await hashPassword(user.password),
+    roles: user.roles ?? [],
+  })
+}

@@ -1,0 +1,216 @@
+/**
+ * The endpoint handlers (spec "Authentication endpoints", "Variation endpoints"): login, refresh,
+ * me, logout; the refresh-token variation with rotation; the OAuth-style password grant; the
+ * admin user list. Token responses carry `Cache-Control: no-store`; every 401 carries
+ * `WWW-Authenticate: Bearer`.
+ */
+import { badRequest, HttpError, unauthorized } from '../runtime/http-error.js'
+import type { FwRequest } from '../runtime/request/request.js'
+import { json, noContent, type FwResponse } from '../runtime/response.js'
+import type { Auth } from './auth.js'
+import { parseSubject } from './internal/token-shape.js'
+import type { AccessTokenPayload } from './jwt.js'
+import { MESSAGES } from './middleware.js'
+import { publicUser, type UserRecord } from './stores/types.js'
+
+/** Tokens of the refresh-token variation live 900 s (spec "Limits"). */
+export const SHORT_TTL = 900
+/** /oauth/token answers expires_in 3600. */
+export const OAUTH_TTL = 3600
+/** /auth/refresh accepts a token only in its last 300 s. */
+export const REFRESH_WINDOW = 300
+
+export const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' }
+const CHALLENGE = { 'www-authenticate': 'Bearer' }
+const INVALID_TOKEN = { 'www-authenticate': 'Bearer error="invalid_token"' }
+
+export const AUTH_MESSAGES = {
+  credentialsRequired: 'Email and password are required',
+  invalidCredentials: 'Invalid credentials',
+  tokenRequired: 'Token is required',
+  notEligible: 'Token is not eligible for refresh: it must be valid and expire within 300 seconds',
+  refreshTokenRequired: 'refresh_token is required',
+  invalidRefreshToken: 'Invalid or expired refresh token',
+  notRevocable: 'This token has no jti and cannot be revoked',
+} as const
+
+type Handler = (request: FwRequest) => Promise<FwResponse>
+
+export interface AuthHandlers {
+  /** POST /auth/login → {token, user: {id, email, name}} */
+  login: Handler
+  /** POST /auth/refresh → {token}, only in the token's last 300 s */
+  refresh: Handler
+  /** GET /auth/me (behind 'auth') → the user record, without password_hash */
+  me: Handler
+  /** POST /auth/logout (behind 'auth') → 204; the token's jti is revoked until it expires */
+  logout: Handler
+  /** POST /rt/auth/login → {access_token, refresh_token, expires_in: 900} */
+  refreshTokenLogin: Handler
+  /** POST /rt/auth/refresh → {access_token, refresh_token, expires_in: 900}; rotates */
+  refreshTokenRefresh: Handler
+  /** POST /oauth/token, grant_type=password → {access_token, token_type, expires_in, scope} */
+  oauthToken: Handler
+  /** GET /admin/users (behind 'auth', 'role:admin') → {users: [{id, email, name}]} */
+  adminUsers: Handler
+}
+
+/** A non-empty string input, else null. */
+function text(request: FwRequest, key: string): string | null {
+  const value = request.input(key)
+  return typeof value === 'string' && value !== '' ? value : null
+}
+
+function loginUser(user: UserRecord): { id: number; email: string; name: string } {
+  return { id: user.id, email: user.email, name: user.name }
+}
+
+/**
+ * @example
+ * const { login, me } = createHandlers(auth)
+ * r.post('/auth/login', login, 'auth.login')
+ */
+export function createHandlers(auth: Auth): AuthHandlers {
+  async function credentials(request: FwRequest): Promise<UserRecord> {
+    const email = text(request, 'email')
+    const password = text(request, 'password')
+    if (email === null || password === null) throw badRequest(AUTH_MESSAGES.credentialsRequired)
+    const user = await auth.checkCredentials(email, password)
+    if (user === null) throw unauthorized(AUTH_MESSAGES.invalidCredentials, { headers: CHALLENGE })
+    return user
+  }
+
+  async function currentUser(request: FwRequest): Promise<UserRecord> {
+    const id = request.getAttribute('auth.user_id')
+    const { users } = await auth.database()
+    const user = typeof id === 'number' ? await users.findById(id) : null
+    // The token verified but names no user (deleted since): the token is no good.
+    if (user === null) throw unauthorized(MESSAGES.token, { headers: INVALID_TOKEN })
+    return user
+  }
+
+  return {
+    async login(request) {
+      const user = await credentials(request)
+      return json({ token: await auth.issueFor(user), user: loginUser(user) }, 200, NO_STORE)
+    },
+
+    async refresh(request) {
+      const token = text(request, 'token')
+      if (token === null) throw badRequest(AUTH_MESSAGES.tokenRequired)
+      const userId = await refreshable(auth, token)
+      if (userId === null) throw badRequest(AUTH_MESSAGES.notEligible)
+      return json({ token: await auth.tokenService().issue(userId) }, 200, NO_STORE)
+    },
+
+    async me(request) {
+      return json(publicUser(await currentUser(request)), 200, {
+        'cache-control': 'private, no-store',
+      })
+    },
+
+    async logout(request) {
+      const payload = request.getAttribute('auth.payload') as AccessTokenPayload | undefined
+      if (typeof payload?.jti !== 'string') throw badRequest(AUTH_MESSAGES.notRevocable)
+      await (await auth.revocations()).revoke(payload.jti, payload.exp)
+      return noContent()
+    },
+
+    async refreshTokenLogin(request) {
+      const user = await credentials(request)
+      const refreshToken = await (await auth.refreshTokens()).issue(user.id)
+      const accessToken = await auth.issueFor(user, SHORT_TTL)
+      return json(
+        { access_token: accessToken, refresh_token: refreshToken, expires_in: SHORT_TTL },
+        200,
+        NO_STORE,
+      )
+    },
+
+    async refreshTokenRefresh(request) {
+      const supplied = text(request, 'refresh_token')
+      if (supplied === null) throw badRequest(AUTH_MESSAGES.refreshTokenRequired)
+      const outcome = await (await auth.refreshTokens()).rotate(supplied)
+      const user =
+        outcome.status === 'rotated'
+          ? await (await auth.database()).users.findById(outcome.userId)
+          : null
+      if (outcome.status !== 'rotated' || user === null)
+        throw unauthorized(AUTH_MESSAGES.invalidRefreshToken, { headers: CHALLENGE })
+      const accessToken = await auth.issueFor(user, SHORT_TTL)
+      return json(
+        { access_token: accessToken, refresh_token: outcome.refreshToken, expires_in: SHORT_TTL },
+        200,
+        NO_STORE,
+      )
+    },
+
+    async oauthToken(request) {
+      const grant = text(request, 'grant_type')
+      if (grant === null) throw oauthError('invalid_request', 'grant_type is required')
+      if (grant !== 'password')
+        throw oauthError(
+          'unsupported_grant_type',
+          `The grant type "${grant.slice(0, 64)}" is not supported; use "password"`,
+        )
+      const username = text(request, 'username')
+      const password = text(request, 'password')
+      if (username === null || password === null)
+        throw oauthError('invalid_request', 'username and password are required')
+      const user = await auth.checkCredentials(username, password)
+      if (user === null) throw oauthError('invalid_grant', 'Invalid username or password')
+      const accessToken = await auth.issueFor(user, OAUTH_TTL)
+      return json(
+        {
+          access_token: accessToken,
+          token_type: 'Bearer',
+          expires_in: OAUTH_TTL,
+          scope: 'read write',
+        },
+        200,
+        NO_STORE,
+      )
+    },
+
+    async adminUsers(request) {
+      const limit = clampInt(request.query('limit'), 100, 1, 1000)
+      const offset = clampInt(request.query('offset'), 0, 0, Number.MAX_SAFE_INTEGER)
+      const users = await (await auth.database()).users.list({ limit, offset })
+      return json({ users: users.map(({ id, email, name }) => ({ id, email, name })) }, 200, {
+        'cache-control': 'private, no-store',
+      })
+    },
+  }
+}
+
+/**
+ * The user id of a token that verifies, is not revoked and has at most REFRESH_WINDOW seconds
+ * left; else null. The old token's jti is revoked, so each token refreshes once.
+ */
+async function refreshable(auth: Auth, token: string): Promise<number | null> {
+  const tokens = auth.tokenService()
+  const payload = await tokens.verify(token)
+  if (payload === null || payload.exp - tokens.nowSeconds() > REFRESH_WINDOW) return null
+  const userId = parseSubject(payload.sub)
+  if (userId === null || (await (await auth.database()).users.findById(userId)) === null)
+    return null
+  if (typeof payload.jti === 'string') {
+    // Test-and-set: of concurrent refreshes of one token, one wins; a revoked token gets none.
+    if (!(await (await auth.revocations()).revoke(payload.jti, payload.exp))) return null
+  }
+  return userId
+}
+
+/** An RFC 6749 section 5.2 error: 400 {error, error_description}, not cached. */
+function oauthError(error: string, description: string): HttpError {
+  return new HttpError(400, {
+    message: error,
+    body: { error, error_description: description },
+    headers: NO_STORE,
+  })
+}
+
+function clampInt(value: unknown, fallback: number, min: number, max: number): number {
+  const n = typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : fallback
+  return Math.min(max, Math.max(min, n))
+}

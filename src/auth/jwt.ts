@@ -1,0 +1,171 @@
+/**
+ * HS256 access tokens (spec "Access token"). jose does the signing and the signature check; the
+ * rules jose leaves open are enforced here: HS256 only, exp/iat/sub/iss required, exp strict,
+ * iat/nbf at most 30 s in the future, a positive integer sub, canonical compact form of at most
+ * 8 KiB, and claims copied into null-prototype objects.
+ */
+import { randomBytes } from 'node:crypto'
+import { jwtVerify, SignJWT, type JWTPayload } from 'jose'
+import { FwError } from '../shared/errors.js'
+import {
+  hasCanonicalShape,
+  parseSubject,
+  readHeader,
+  toNullPrototype,
+} from './internal/token-shape.js'
+
+/** Claims of a verified token. Objects in it have a null prototype. */
+export interface AccessTokenPayload {
+  [claim: string]: unknown
+  iss: string
+  iat: number
+  exp: number
+  sub: number | string
+  jti?: string
+}
+
+export interface TokenServiceOptions {
+  /** The HS256 secret (JWT_SECRET). At least 32 bytes when `production` is true. */
+  secret: string | Uint8Array
+  /** The `iss` claim written and required. Default 'framework-app'. */
+  issuer?: string
+  /** Lifetime in seconds. Default 3600. */
+  ttl?: number
+  /** Add a random `jti` (16 bytes hex) to every token, for revocation. Default false. */
+  withJti?: boolean
+  /** Refuse secrets under 32 bytes. Default: APP_ENV === 'production'. */
+  production?: boolean
+  /** The clock, in milliseconds (tests move it). */
+  now?: () => number
+}
+
+export interface IssueOptions {
+  /** Lifetime of this token in seconds, instead of the service's ttl. */
+  ttl?: number
+}
+
+export const DEFAULT_ISSUER = 'framework-app'
+export const DEFAULT_TTL = 3600
+export const MIN_SECRET_BYTES = 32
+/** How far in the future iat/nbf may be (clock skew between hosts). exp gets no leeway. */
+export const CLOCK_TOLERANCE = 30
+
+const RESERVED = ['iss', 'iat', 'exp', 'sub', 'jti'] as const
+
+/**
+ * Issues and verifies access tokens.
+ * @example
+ * const tokens = new TokenService({ secret: process.env.JWT_SECRET!, withJti: true })
+ * const token = await tokens.issue(42, { email: 'ada@example.com' })
+ * const payload = await tokens.verify(token) // null when anything is wrong
+ */
+export class TokenService {
+  readonly issuer: string
+  readonly ttl: number
+  readonly withJti: boolean
+  readonly #key: Uint8Array
+  readonly #now: () => number
+
+  constructor(options: TokenServiceOptions) {
+    this.#key = checkSecret(
+      options.secret,
+      options.production ?? process.env.APP_ENV === 'production',
+    )
+    this.issuer = options.issuer ?? DEFAULT_ISSUER
+    this.ttl = checkTtl(options.ttl ?? DEFAULT_TTL)
+    this.withJti = options.withJti ?? false
+    this.#now = options.now ?? Date.now
+  }
+
+  /** The current time in whole Unix seconds. */
+  nowSeconds(): number {
+    return Math.floor(this.#now() / 1000)
+  }
+
+  /** Signs a token for user `sub`; extra claims are merged, the registered ones win. */
+  async issue(
+    sub: number,
+    extraClaims: Record<string, unknown> = {},
+    options: IssueOptions = {},
+  ): Promise<string> {
+    if (parseSubject(sub) === null)
+      throw new TypeError(`sub must be a positive safe integer, got ${String(sub)}`)
+    const iat = this.nowSeconds()
+    const claims: Record<string, unknown> = {}
+    for (const [name, value] of Object.entries(extraClaims)) {
+      if (!(RESERVED as readonly string[]).includes(name)) claims[name] = value
+    }
+    const exp = iat + checkTtl(options.ttl ?? this.ttl)
+    const registered = {
+      iss: this.issuer,
+      iat,
+      exp,
+      sub,
+      ...(this.withJti ? { jti: randomBytes(16).toString('hex') } : {}),
+    }
+    // The spec's sub is an integer; jose types it as a string, but signs whatever JSON it is given.
+    const payload = { ...claims, ...registered } as unknown as JWTPayload
+    return new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(this.#key)
+  }
+
+  /**
+   * The payload of a valid token, or null. Never throws, whatever the input.
+   * @example
+   * const payload = await tokens.verify(request.getHeaderLine('authorization').slice(7))
+   */
+  async verify(token: unknown): Promise<AccessTokenPayload | null> {
+    try {
+      if (typeof token !== 'string' || !hasCanonicalShape(token)) return null
+      const header = readHeader(token)
+      if (header === null || header.alg !== 'HS256' || 'crit' in header || 'b64' in header)
+        return null
+      const now = this.nowSeconds()
+      const { payload } = await jwtVerify(token, this.#key, {
+        algorithms: ['HS256'],
+        issuer: this.issuer,
+        requiredClaims: ['exp', 'iat', 'sub', 'iss'],
+        clockTolerance: CLOCK_TOLERANCE,
+        currentDate: new Date(now * 1000),
+      })
+      return checkClaims(payload, now) ? (toNullPrototype(payload) as AccessTokenPayload) : null
+    } catch {
+      return null
+    }
+  }
+}
+
+/** What jose leaves to us: integer times, strict exp, iat not in the future, sub and jti shape. */
+function checkClaims(payload: Record<string, unknown>, now: number): boolean {
+  const { iat, exp, jti } = payload
+  if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp)) return false
+  if ((exp as number) <= now || (exp as number) <= (iat as number)) return false
+  if ((iat as number) > now + CLOCK_TOLERANCE) return false
+  if (jti !== undefined && (typeof jti !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(jti)))
+    return false
+  return parseSubject(payload.sub) !== null
+}
+
+function checkSecret(secret: string | Uint8Array, production: boolean): Uint8Array {
+  const key = typeof secret === 'string' ? new TextEncoder().encode(secret) : secret
+  if (key.byteLength === 0) {
+    throw new FwError('FW_SERVE_CONFIG', 'The JWT secret is empty', {
+      hint: 'Set JWT_SECRET to 32 or more random bytes, e.g. `openssl rand -hex 32`.',
+    })
+  }
+  if (production && key.byteLength < MIN_SECRET_BYTES) {
+    throw new FwError(
+      'FW_SERVE_CONFIG',
+      `JWT_SECRET is ${key.byteLength} bytes; production needs at least ${MIN_SECRET_BYTES}`,
+      {
+        hint: 'Generate one with `openssl rand -hex 32` and set JWT_SECRET.',
+      },
+    )
+  }
+  return key
+}
+
+function checkTtl(ttl: number): number {
+  if (!Number.isSafeInteger(ttl) || ttl <= 0)
+    throw new TypeError(`ttl must be a positive integer of seconds, got ${ttl}`)
+  return ttl
+}

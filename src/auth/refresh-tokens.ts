@@ -1,0 +1,68 @@
+/**
+ * Opaque refresh tokens (spec "Refresh-token record"): 32 random bytes as hex, given to the
+ * client once; the store keeps only their SHA-256. Beyond the spec (OAuth 2.0 Security BCP):
+ * each use rotates the token, and presenting a rotated one again revokes its whole family.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { formatDateTime, type RefreshTokenStore } from './stores/types.js'
+
+/** 30 days. */
+export const REFRESH_TOKEN_TTL = 2_592_000
+const OPAQUE_TOKEN = /^[0-9a-f]{64}$/
+
+/** SHA-256 hex of an opaque token: what the store keeps. */
+export function hashRefreshToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex')
+}
+
+export type RefreshOutcome =
+  { status: 'rotated'; userId: number; refreshToken: string } | { status: 'reused' | 'invalid' }
+
+/**
+ * @example
+ * const refresh = new RefreshTokens(db.refreshTokens)
+ * const token = await refresh.issue(user.id)        // at login
+ * const outcome = await refresh.rotate(token)       // at /rt/auth/refresh
+ */
+export class RefreshTokens {
+  readonly #store: RefreshTokenStore
+  readonly #now: () => number
+  readonly #ttl: number
+
+  constructor(store: RefreshTokenStore, options: { now?: () => number; ttl?: number } = {}) {
+    this.#store = store
+    this.#now = options.now ?? Date.now
+    this.#ttl = options.ttl ?? REFRESH_TOKEN_TTL
+  }
+
+  /** A new token starting a new family. */
+  async issue(userId: number): Promise<string> {
+    const token = randomBytes(32).toString('hex')
+    const familyId = randomBytes(16).toString('hex')
+    await this.#store.insert({
+      userId,
+      tokenHash: hashRefreshToken(token),
+      familyId,
+      expiresAt: this.#expiresAt(),
+    })
+    return token
+  }
+
+  /** Exchanges a token for its successor; anything but a current, unexpired token fails. */
+  async rotate(token: unknown): Promise<RefreshOutcome> {
+    if (typeof token !== 'string' || !OPAQUE_TOKEN.test(token)) return { status: 'invalid' }
+    const next = randomBytes(32).toString('hex')
+    const now = formatDateTime(this.#now())
+    const result = await this.#store.rotate(
+      hashRefreshToken(token),
+      { tokenHash: hashRefreshToken(next), expiresAt: this.#expiresAt() },
+      now,
+    )
+    if (result.status !== 'rotated') return { status: result.status }
+    return { status: 'rotated', userId: result.userId, refreshToken: next }
+  }
+
+  #expiresAt(): string {
+    return formatDateTime(this.#now() + this.#ttl * 1000)
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * The revocation list (spec "Authentication" 6): token ids (jti) blacklisted until the token's own
+ * expiry. Keyed on the jti, never on the token string, so no other spelling of a revoked token
+ * gets through. In memory by default; in Redis when REDIS_URL is set, shared by every process.
+ */
+import type { Redis } from 'ioredis'
+
+/**
+ * @example
+ * await revocations.revoke(payload.jti, payload.exp)
+ * await revocations.isRevoked(payload.jti) // true until exp
+ */
+export interface RevocationList {
+  /**
+   * Blacklists `jti` until `expiresAt` (Unix seconds). Resolves true when this call revoked it,
+   * false when it already was (an atomic test-and-set: of concurrent calls, one gets true).
+   */
+  revoke(jti: string, expiresAt: number): Promise<boolean>
+  isRevoked(jti: string): Promise<boolean>
+  close?(): Promise<void>
+}
+
+/** Case-folded so two spellings of one hex id share an entry; never more permissive. */
+function keyOf(jti: string): string {
+  return jti.toLowerCase()
+}
+
+export interface MemoryRevocationOptions {
+  /** Entries kept at most. Default 100 000 (~10 MB). */
+  maxEntries?: number
+  now?: () => number
+}
+
+/**
+ * An in-process TTL map. When full it first drops expired entries, then the oldest ones (with one
+ * TTL for every token the oldest entries are the next to expire anyway).
+ * @example
+ * const revocations = new MemoryRevocationList({ maxEntries: 10_000 })
+ */
+export class MemoryRevocationList implements RevocationList {
+  readonly #entries = new Map<string, number>()
+  readonly #max: number
+  readonly #now: () => number
+
+  constructor(options: MemoryRevocationOptions = {}) {
+    this.#max = options.maxEntries ?? 100_000
+    this.#now = options.now ?? Date.now
+  }
+
+  get size(): number {
+    return this.#entries.size
+  }
+
+  async revoke(jti: string, expiresAt: number): Promise<boolean> {
+    const until = expiresAt * 1000
+    if (until <= this.#now()) return true
+    // No await between the test and the set: concurrent calls cannot both see "not revoked".
+    if (this.#has(keyOf(jti))) return false
+    if (this.#entries.size >= this.#max) this.#evict()
+    this.#entries.set(keyOf(jti), until)
+    return true
+  }
+
+  async isRevoked(jti: string): Promise<boolean> {
+    return this.#has(keyOf(jti))
+  }
+
+  #has(key: string): boolean {
+    const until = this.#entries.get(key)
+    if (until === undefined) return false
+    if (until > this.#now()) return true
+    this.#entries.delete(key)
+    return false
+  }
+
+  #evict(): void {
+    const now = this.#now()
+    for (const [key, until] of this.#entries) if (until <= now) this.#entries.delete(key)
+    for (const key of this.#entries.keys()) {
+      if (this.#entries.size < this.#max) break
+      this.#entries.delete(key)
+    }
+  }
+}
+
+export interface RedisRevocationOptions {
+  /** Prefix of the keys. Default 'fw:revoked:'. */
+  prefix?: string
+  now?: () => number
+}
+
+/**
+ * Redis-backed: `SET <prefix><jti> 1 EX <seconds until exp>`; shared by every process and host.
+ * @example
+ * const revocations = new RedisRevocationList(new Redis(process.env.REDIS_URL!))
+ */
+export class RedisRevocationList implements RevocationList {
+  readonly #redis: Redis
+  readonly #prefix: string
+  readonly #now: () => number
+
+  constructor(redis: Redis, options: RedisRevocationOptions = {}) {
+    this.#redis = redis
+    this.#prefix = options.prefix ?? 'fw:revoked:'
+    this.#now = options.now ?? Date.now
+  }
+
+  async revoke(jti: string, expiresAt: number): Promise<boolean> {
+    const seconds = Math.ceil(expiresAt - this.#now() / 1000)
+    if (seconds <= 0) return true
+    return (await this.#redis.set(this.#prefix + keyOf(jti), '1', 'EX', seconds, 'NX')) === 'OK'
+  }
+
+  async isRevoked(jti: string): Promise<boolean> {
+    return (await this.#redis.exists(this.#prefix + keyOf(jti))) === 1
+  }
+
+  async close(): Promise<void> {
+    if (this.#redis.status === 'wait' || this.#redis.status === 'end') this.#redis.disconnect()
+    else await this.#redis.quit()
+  }
+}
+
+/**
+ * A Redis list from a URL (lazy connection, one retry per command so an outage fails fast).
+ * @example
+ * const revocations = await connectRedisRevocations(process.env.REDIS_URL!)
+ */
+export async function connectRedisRevocations(
+  url: string,
+  options: RedisRevocationOptions = {},
+): Promise<RedisRevocationList> {
+  const { Redis } = await import('ioredis')
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5000 })
+  // Commands reject while Redis is away (the middleware answers 503); don't also crash the process.
+  redis.on('error', () => {})
+  return new RedisRevocationList(redis, options)
+}

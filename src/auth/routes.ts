@@ -1,0 +1,55 @@
+/**
+ * Registers the recipe's endpoints in a routes file. The handlers look the Auth up when a request
+ * arrives, so registering (which the compiler does at build time) opens no database.
+ */
+import type { Registrar } from '../define/registrar.js'
+import type { FwRequest } from '../runtime/request/request.js'
+import type { FwResponse } from '../runtime/response.js'
+import { defaultAuth, type Auth } from './auth.js'
+import type { AuthHandlers } from './handlers.js'
+
+export interface AuthRoutesOptions {
+  /** Middleware of the three login routes. Default ['throttle:5,300'] (spec "Authentication" 7). */
+  loginMiddleware?: string[]
+  /** Leave out variations. Default: all on, as in the example app. */
+  refreshTokens?: boolean
+  oauth?: boolean
+  admin?: boolean
+}
+
+/**
+ * Registers POST /auth/login, /auth/refresh, /auth/logout, GET /auth/me, POST /rt/auth/login,
+ * /rt/auth/refresh, /oauth/token and GET /admin/users (names auth.login, ..., admin.users).
+ * @example
+ * export default defineRoutes((r) => {
+ *   authRoutes(r)                       // the process-wide Auth from JWT_SECRET, DATABASE_URL, ...
+ *   authRoutes(r, () => myAuth, { loginMiddleware: [] })
+ * })
+ */
+export function authRoutes(
+  r: Registrar,
+  auth: Auth | (() => Auth) = defaultAuth,
+  options: AuthRoutesOptions = {},
+): void {
+  const current = typeof auth === 'function' ? auth : () => auth
+  const handle = (name: keyof AuthHandlers): ((request: FwRequest) => Promise<FwResponse>) => {
+    const handler = (request: FwRequest): Promise<FwResponse> => current().handlers[name](request)
+    return Object.defineProperty(handler, 'name', { value: name })
+  }
+  const throttled = { middleware: options.loginMiddleware ?? ['throttle:5,300'] }
+  r.post('/auth/login', handle('login'), { ...throttled, name: 'auth.login' })
+  r.post('/auth/refresh', handle('refresh'), 'auth.refresh')
+  r.get('/auth/me', handle('me'), { name: 'auth.me', middleware: ['auth'] })
+  r.post('/auth/logout', handle('logout'), { name: 'auth.logout', middleware: ['auth'] })
+  if (options.refreshTokens !== false) {
+    r.post('/rt/auth/login', handle('refreshTokenLogin'), { ...throttled, name: 'rt.auth.login' })
+    r.post('/rt/auth/refresh', handle('refreshTokenRefresh'), 'rt.auth.refresh')
+  }
+  if (options.oauth !== false)
+    r.post('/oauth/token', handle('oauthToken'), { ...throttled, name: 'oauth.token' })
+  if (options.admin !== false)
+    r.get('/admin/users', handle('adminUsers'), {
+      name: 'admin.users',
+      middleware: ['auth', 'role:admin'],
+    })
+}

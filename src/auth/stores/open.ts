@@ -1,0 +1,49 @@
+/**
+ * Picks the store implementation from DATABASE_URL: `sqlite:PATH` (the default,
+ * `sqlite:.fw/app.db`; `sqlite::memory:` for a throwaway one) or `postgres://...`.
+ * Each driver is imported only when its URL is used.
+ */
+import type { Database } from './types.js'
+
+export const DEFAULT_DATABASE_URL = 'sqlite:.fw/app.db'
+
+export interface OpenDatabaseOptions {
+  /** Prefix of the table names. Default none: `users`, `refresh_tokens`. */
+  tablePrefix?: string
+}
+
+/**
+ * @example
+ * const db = await openDatabase(process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL)
+ * const user = await db.users.findByEmail('ada@example.com')
+ */
+export async function openDatabase(
+  url: string = DEFAULT_DATABASE_URL,
+  options: OpenDatabaseOptions = {},
+): Promise<Database> {
+  if (/^postgres(ql)?:\/\//i.test(url)) {
+    const { openPostgres } = await import('./postgres.js')
+    return openPostgres(url, options)
+  }
+  if (/^sqlite:/i.test(url)) {
+    const { openSqlite } = await import('./sqlite.js')
+    return openSqlite(sqlitePath(url), options)
+  }
+  throw new TypeError(
+    `Unsupported DATABASE_URL "${redact(url)}": use sqlite:PATH or postgres://USER@HOST/DB`,
+  )
+}
+
+/** `sqlite:a.db`, `sqlite://a.db` and `sqlite:///abs/a.db` name files; `sqlite::memory:` none. */
+function sqlitePath(url: string): string {
+  const rest = url.slice('sqlite:'.length)
+  if (rest === ':memory:' || rest === '//:memory:') return ':memory:'
+  const path = rest.startsWith('//') ? rest.slice(2) : rest
+  if (path === '')
+    throw new TypeError('DATABASE_URL "sqlite:" names no file; use sqlite:.fw/app.db')
+  return path
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@')
+}

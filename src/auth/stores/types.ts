@@ -1,0 +1,145 @@
+/**
+ * The user and refresh-token stores (spec "Login user object", "Refresh-token record"). Two
+ * implementations share these contracts: SQLite (embedded default) and PostgreSQL.
+ */
+
+/** A stored user. `password_hash` never leaves the server; see `publicUser`. */
+export interface UserRecord {
+  id: number
+  email: string
+  name: string
+  roles: string[]
+  password_hash: string
+}
+
+/** A user as clients see it. */
+export interface PublicUser {
+  id: number
+  email: string
+  name: string
+  roles: string[]
+}
+
+export interface NewUser {
+  email: string
+  name: string
+  passwordHash: string
+  roles?: readonly string[]
+}
+
+/**
+ * @example
+ * const user = await users.findByEmail('ada@example.com')
+ */
+export interface UserStore {
+  /** Emails are compared case-insensitively (stored lowercased). */
+  findByEmail(email: string): Promise<UserRecord | null>
+  findById(id: number): Promise<UserRecord | null>
+  /** Throws DuplicateEmailError when the email is taken. */
+  create(user: NewUser): Promise<UserRecord>
+  /** Users in id order, without password hashes. */
+  list(options?: { limit?: number; offset?: number }): Promise<PublicUser[]>
+  updatePasswordHash(id: number, passwordHash: string): Promise<void>
+}
+
+/** A stored refresh token. `token` is the SHA-256 hex of the opaque token; times are UTC. */
+export interface RefreshTokenRecord {
+  user_id: number
+  token: string
+  /** 'Y-m-d H:i:s', UTC. */
+  expires_at: string
+  /** Tokens that descend from one login by rotation share a family. */
+  family_id: string
+  /** When the token was exchanged for its successor, or null while it is current. */
+  rotated_at: string | null
+  revoked: boolean
+}
+
+export interface NewRefreshToken {
+  userId: number
+  tokenHash: string
+  familyId: string
+  /** 'Y-m-d H:i:s', UTC. */
+  expiresAt: string
+}
+
+/** What exchanging a refresh token did. */
+export type RotateResult =
+  | { status: 'rotated'; userId: number; familyId: string }
+  | { status: 'reused'; userId: number; familyId: string }
+  | { status: 'invalid' }
+
+/**
+ * @example
+ * const result = await refreshTokens.rotate(sha256(old), { tokenHash: sha256(next), expiresAt }, now)
+ */
+export interface RefreshTokenStore {
+  insert(record: NewRefreshToken): Promise<void>
+  find(tokenHash: string): Promise<RefreshTokenRecord | null>
+  /**
+   * Atomically marks the current, unexpired, unrevoked token `tokenHash` as rotated and stores its
+   * successor in the same family. At most one of any number of concurrent calls for one token
+   * rotates; the others see a rotated token ('reused', and the family is revoked) or 'invalid'.
+   */
+  rotate(
+    tokenHash: string,
+    next: { tokenHash: string; expiresAt: string },
+    now: string,
+  ): Promise<RotateResult>
+  /** Revokes every token of a family; returns how many were still active. */
+  revokeFamily(familyId: string): Promise<number>
+  revokeUser(userId: number): Promise<number>
+  /** Deletes records that expired before `now`; returns how many. */
+  purgeExpired(now: string): Promise<number>
+}
+
+/** The users and refresh tokens of one database. */
+export interface Database {
+  readonly kind: 'sqlite' | 'postgres'
+  readonly users: UserStore
+  readonly refreshTokens: RefreshTokenStore
+  close(): Promise<void>
+}
+
+/** Thrown by `UserStore.create` when the email is taken. */
+export class DuplicateEmailError extends Error {
+  readonly email: string
+  constructor(email: string) {
+    super(`A user with the email ${email} already exists`)
+    this.name = 'DuplicateEmailError'
+    this.email = email
+  }
+}
+
+/** The stored form of an email: trimmed and lowercased. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase()
+}
+
+/** `Y-m-d H:i:s` in UTC (spec "Refresh-token record"). */
+export function formatDateTime(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
+}
+
+/** Strips `password_hash`. */
+export function publicUser(user: UserRecord): PublicUser {
+  return { id: user.id, email: user.email, name: user.name, roles: [...user.roles] }
+}
+
+/** Table names from an optional prefix (letters, digits, underscores). */
+export function tableNames(prefix = ''): { users: string; refreshTokens: string } {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$|^$/.test(prefix))
+    throw new TypeError(`Invalid table prefix "${prefix}"`)
+  return { users: `${prefix}users`, refreshTokens: `${prefix}refresh_tokens` }
+}
+
+/** Roles as stored (a JSON array of strings), read defensively. */
+export function parseRoles(stored: unknown): string[] {
+  if (Array.isArray(stored)) return stored.filter((r): r is string => typeof r === 'string')
+  if (typeof stored !== 'string' || stored === '') return []
+  try {
+    return parseRoles(JSON.parse(stored) as unknown)
+  } catch {
+    return []
+  }
+}

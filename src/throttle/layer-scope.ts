@@ -1,0 +1,141 @@
+/**
+ * Which requests share a throttle layer's counter.
+ *
+ * The kernel calls a middleware factory once per route per alias, and pre/post-global ones once,
+ * but tells the factory nothing about where the alias came from. The rule, applied on a layer's
+ * first request and cached (a layer instance always sits at the same place):
+ *
+ * - before routing (no `route.name` attribute yet): a pre-global layer, one counter for all
+ *   routes, told apart from other pre-global throttles by position;
+ * - after routing, the k-th throttle layer of the request is the k-th throttle alias in the
+ *   route's middleware list (position p); past the list's throttles it is post-global;
+ * - position p belongs to a group when every route of some enclosing group has the same
+ *   middleware up to and including p: that is exactly what a group's middleware produces. The
+ *   outermost such group owns the counter (`g<scope>.<p>`), shared by all its routes; otherwise
+ *   the route does (`r<p>:<route name>`).
+ *
+ * One case is ambiguous without the kernel's help: if every route of a group repeats the same
+ * route-level throttle at the same position, their counters are shared as if the group had it.
+ * When route records carry `middlewareScopes` (the scope id that contributed each entry, -1 for
+ * the route's own), that exact origin is used instead of the inference.
+ */
+import type { RouteRecord } from '../shared/route-record.js'
+import type { KernelServices } from '../runtime/types.js'
+
+/** The parts of the kernel's compiled router this file reads (the Kernel exposes `router`). */
+interface RouteTable {
+  records: readonly RouteRecord[] | null
+  match(
+    method: string,
+    path: string,
+    host?: string | null,
+  ): { route: { id: number } } | { status: number }
+}
+
+/** A route record, possibly annotated with the scope that contributed each middleware entry. */
+type AnnotatedRecord = RouteRecord & { middlewareScopes?: readonly number[] }
+
+/** Where one request met the layer: before routing, or its route and throttle index k. */
+export interface LayerSite {
+  routed: boolean
+  method: string
+  path: string
+  host: string
+  /** Throttle layers of the same phase (pre-global, or after routing) that ran before this one. */
+  index: number
+}
+
+const groupIndexes = new WeakMap<readonly RouteRecord[], GroupIndex>()
+
+/**
+ * Names the counter scope of a layer at `site`: `pre<k>`, `g<scope>.<p>`, `r<p>:<route>`,
+ * or `post<j>`.
+ * @example
+ * layerScope(kernel, 'throttle', { routed: true, method: 'GET', path: '/api/v1/limited', host: 'localhost', index: 1 })
+ * // 'r1:v1.limited'
+ */
+export function layerScope(kernel: KernelServices, alias: string, site: LayerSite): string {
+  if (!site.routed) return `pre${site.index}`
+  const table = (kernel as unknown as { router?: Partial<RouteTable> }).router
+  const records = table?.records
+  const found = records && table.match ? table.match(site.method, site.path, site.host) : null
+  const record =
+    found && 'route' in found
+      ? (records![found.route.id] as AnnotatedRecord | undefined)
+      : undefined
+  if (!record) return `r${site.index}:${site.method} ${site.host}${site.path}`
+  const position = nthThrottle(record.middleware, alias, site.index)
+  if (position === -1) return `post${site.index - countThrottles(record.middleware, alias)}`
+  const group = record.middlewareScopes
+    ? exactOrigin(record, position)
+    : inferredGroup(records!, record, position)
+  return group === null ? `r${position}:${routeIdentity(record)}` : `g${group}.${position}`
+}
+
+function exactOrigin(record: AnnotatedRecord, position: number): number | null {
+  const origin = record.middlewareScopes![position]
+  return origin === undefined || origin < 0 ? null : origin
+}
+
+function inferredGroup(
+  records: readonly RouteRecord[],
+  record: RouteRecord,
+  position: number,
+): number | null {
+  let index = groupIndexes.get(records)
+  if (!index) groupIndexes.set(records, (index = new GroupIndex(records)))
+  return index.ownerOf(record, position)
+}
+
+function routeIdentity(record: RouteRecord): string {
+  return record.name ?? `${record.method} ${record.host ?? ''}${record.path}`
+}
+
+function isAlias(ref: unknown, alias: string): boolean {
+  return typeof ref === 'string' && (ref === alias || ref.startsWith(`${alias}:`))
+}
+
+function nthThrottle(middleware: RouteRecord['middleware'], alias: string, k: number): number {
+  for (let i = 0, seen = 0; i < middleware.length; i++) {
+    if (isAlias(middleware[i], alias) && seen++ === k) return i
+  }
+  return -1
+}
+
+function countThrottles(middleware: RouteRecord['middleware'], alias: string): number {
+  return middleware.filter((ref) => isAlias(ref, alias)).length
+}
+
+/** For each group scope, how long a middleware prefix all of its routes share. */
+class GroupIndex {
+  readonly #shared = new Map<number, { first: RouteRecord; length: number }>()
+
+  constructor(records: readonly RouteRecord[]) {
+    for (const record of records) {
+      for (const scope of record.scopes) {
+        if (scope === 0) continue // the file itself: never a group with middleware
+        const seen = this.#shared.get(scope)
+        if (!seen) this.#shared.set(scope, { first: record, length: record.middleware.length })
+        else
+          seen.length = Math.min(
+            seen.length,
+            commonPrefix(seen.first.middleware, record.middleware),
+          )
+      }
+    }
+  }
+
+  /** The outermost group whose routes all share `record`'s middleware through `position`. */
+  ownerOf(record: RouteRecord, position: number): number | null {
+    for (const scope of record.scopes) {
+      if (scope !== 0 && (this.#shared.get(scope)?.length ?? 0) > position) return scope
+    }
+    return null
+  }
+}
+
+function commonPrefix(a: readonly unknown[], b: readonly unknown[]): number {
+  let i = 0
+  while (i < a.length && i < b.length && a[i] === b[i]) i++
+  return i
+}

@@ -1,0 +1,267 @@
+/**
+ * The `throttle:<max>,<seconds>` middleware.
+ *
+ * Stacking: every throttle layer of a request keeps its own counter (see layer-scope.ts), so a
+ * group limit and a route limit are enforced independently and no request is counted twice
+ * against one limit (Laravel's shared key double-counts, laravel/framework#16786). The layers of
+ * one request share a small mutable record (attribute `throttle.chain`): when an inner limit
+ * refuses, the outer ones give their slot back, so a group's budget is spent only on requests
+ * that were served; the outermost layer writes the headers of the limit closest to exhaustion
+ * and one `Server-Timing: throttle` entry for all of them.
+ */
+import { serviceUnavailable, tooManyRequests } from '../runtime/http-error.js'
+import type { FwRequest } from '../runtime/request/request.js'
+import type { FwResponse } from '../runtime/response.js'
+import type { KernelServices, Logger, Middleware, MiddlewareFactory } from '../runtime/types.js'
+import { addressBucket } from './client-key.js'
+import {
+  deniedHeaders,
+  successHeaders,
+  type AppliedLimit,
+  type StandardHeaders,
+} from './headers.js'
+import { layerScope } from './layer-scope.js'
+import { parseRule, type ThrottleDecision, type ThrottleRule } from './limiter.js'
+import { MemoryStore } from './memory-store.js'
+import type { ThrottleStore } from './store.js'
+
+export interface ThrottleOptions {
+  /** Where counters live. Default: a new in-process MemoryStore (see `createStoreFromEnv`). */
+  store?: ThrottleStore
+  /** Who a request counts against; return null/undefined for the default (user id, else IP). */
+  keyFn?: (request: FwRequest) => string | null | undefined
+  /** A tenant id prepended to every key: an attribute name, or a function of the request. */
+  tenant?: string | ((request: FwRequest) => string | null | undefined)
+  /** `true`/'draft-6': RateLimit-Limit/-Remaining/-Reset; 'draft-8': RateLimit-Policy + RateLimit. */
+  standardHeaders?: StandardHeaders
+  /** When the store is unreachable: let requests through (default) or answer 503. Never 500. */
+  failOpen?: boolean
+  /** IPv6 clients are counted per prefix of this length. Default 64. */
+  ipv6Prefix?: number
+  /** The alias name this factory is registered under. Default 'throttle'. */
+  alias?: string
+  /** Seconds between repeated "store unreachable" warnings during one outage. Default 60. */
+  warnEverySeconds?: number
+}
+
+/** Shared by the throttle layers of one request. */
+interface Chain {
+  applied: AppliedLimit[]
+  /** A layer refused the request (429, or 503 when failing closed): outer layers give back. */
+  denied: boolean
+  elapsedMs: number
+  /** Throttle layers met before routing / after routing so far. */
+  pre: number
+  routed: number
+}
+
+const CHAIN = 'throttle.chain'
+
+/**
+ * Builds the factory of the `throttle` alias.
+ * @example
+ * const store = await createStoreFromEnv() // Redis when REDIS_URL is set, else memory
+ * const kernel = await Kernel.boot({ routeCache, register, middleware: { throttle: createThrottle({ store }) } })
+ */
+export function createThrottle(options: ThrottleOptions = {}): MiddlewareFactory {
+  const settings = {
+    store: options.store ?? new MemoryStore(),
+    alias: options.alias ?? 'throttle',
+    standard: options.standardHeaders ?? false,
+    failOpen: options.failOpen ?? true,
+    identify: identifier(options),
+    health: new StoreHealth((options.warnEverySeconds ?? 60) * 1000),
+  }
+  return (params, kernel) => throttleLayer(parseRule(params), settings, kernel)
+}
+
+type Settings = {
+  store: ThrottleStore
+  alias: string
+  standard: StandardHeaders
+  failOpen: boolean
+  identify: (request: FwRequest) => string
+  health: StoreHealth
+}
+
+/** One layer: a rule at one place of the pipeline. */
+function throttleLayer(rule: ThrottleRule, settings: Settings, kernel: KernelServices): Middleware {
+  const window = `${rule.max},${rule.windowMs / 1000}`
+  let site: { routeName: unknown; scope: string } | undefined
+  // Hot path: no async function and no await when the store answers synchronously (memory);
+  // measured at ~10 µs per request with two awaits, ~2 µs without.
+  return (request, next) => {
+    const started = performance.now()
+    const inherited = request.getAttribute<Chain>(CHAIN)
+    const chain = inherited ?? { applied: [], denied: false, elapsedMs: 0, pre: 0, routed: 0 }
+    const routed = request.getAttribute('route.params') != null
+    const index = routed ? chain.routed++ : chain.pre++
+    const routeName = routed ? request.getAttribute('route.name') : undefined
+    if (site === undefined || site.routeName !== routeName) {
+      site = { routeName, scope: scopeOf(kernel, settings.alias, request, routed, index) }
+    }
+    const scope = site.scope
+    const key = `${scope}|${window}|${settings.identify(request)}`
+    const proceed = (decision: ThrottleDecision | null): Promise<FwResponse> => {
+      const applied = decision && { rule, decision, policy: policyName(scope, chain.applied) }
+      chain.elapsedMs += performance.now() - started
+      if (applied && !applied.decision.allowed) {
+        chain.denied = true
+        const headers = deniedHeaders(applied, settings.standard)
+        throw tooManyRequests('Too Many Requests', {
+          headers: withTiming(headers, inherited ? null : chain),
+        })
+      }
+      if (applied) chain.applied.push(applied)
+      const response = next(inherited ? request : request.withAttribute(CHAIN, chain))
+      if (inherited && !decision) return response
+      return response.then(async (result) => {
+        if (decision && chain.denied) await release(settings.store, key, rule, decision)
+        return inherited ? result : finish(result, chain, settings.standard)
+      })
+    }
+    const outcome = check(settings, kernel.log, chain, key, rule)
+    return outcome instanceof Promise ? outcome.then(proceed) : proceed(outcome)
+  }
+}
+
+function scopeOf(
+  kernel: KernelServices,
+  alias: string,
+  request: FwRequest,
+  routed: boolean,
+  index: number,
+): string {
+  const site = {
+    routed,
+    method: request.getMethod(),
+    path: request.getPath(),
+    host: request.getHost(),
+    index,
+  }
+  return layerScope(kernel, alias, site)
+}
+
+/**
+ * The store's decision (a promise only when the store is asynchronous), or null when it failed
+ * and we fail open; a 503 when failing closed.
+ */
+function check(
+  settings: Settings,
+  log: Logger,
+  chain: Chain,
+  key: string,
+  rule: ThrottleRule,
+): ThrottleDecision | null | Promise<ThrottleDecision | null> {
+  const accept = (decision: ThrottleDecision): ThrottleDecision => {
+    settings.health.recovered(log)
+    return decision
+  }
+  const reject = (error: unknown): null => {
+    settings.health.failed(log, error, settings.failOpen)
+    if (settings.failOpen) return null
+    chain.denied = true
+    throw serviceUnavailable('Service Unavailable', {
+      headers: { 'retry-after': '5' },
+      cause: error,
+    })
+  }
+  try {
+    const hit = settings.store.hit(key, rule)
+    return hit instanceof Promise ? hit.then(accept, reject) : accept(hit)
+  } catch (error) {
+    return reject(error)
+  }
+}
+
+async function release(
+  store: ThrottleStore,
+  key: string,
+  rule: ThrottleRule,
+  decision: ThrottleDecision,
+): Promise<void> {
+  try {
+    await store.release(key, rule, decision.stamp)
+  } catch {
+    // The slot expires with its window anyway; a failed give-back only makes the limit stricter.
+  }
+}
+
+/** The outermost layer: headers of the limit closest to exhaustion, and the time all layers took. */
+function finish(response: FwResponse, chain: Chain, standard: StandardHeaders): FwResponse {
+  const headers =
+    chain.denied || chain.applied.length === 0 ? {} : successHeaders(chain.applied, standard)
+  const timing = `throttle;dur=${chain.elapsedMs.toFixed(2)}`
+  const existing = response.header('server-timing')
+  headers['server-timing'] = existing ? `${existing}, ${timing}` : timing
+  return response.withHeaders(headers)
+}
+
+function withTiming(
+  headers: Record<string, string | string[]>,
+  chain: Chain | null,
+): Record<string, string | string[]> {
+  if (chain) headers['server-timing'] = `throttle;dur=${chain.elapsedMs.toFixed(2)}`
+  return headers
+}
+
+/** 'global', 'group' or 'route', suffixed when the same kind already ran for this request. */
+function policyName(scope: string, applied: readonly AppliedLimit[]): string {
+  const kind = scope.startsWith('g') ? 'group' : scope.startsWith('r') ? 'route' : 'global'
+  const same = applied.filter((a) => a.policy === kind || a.policy.startsWith(`${kind}-`)).length
+  return same === 0 ? kind : `${kind}-${same + 1}`
+}
+
+/** The key's "who" part: custom key, else `u:<user id>`, else `ip:<address bucket>`; tenant first. */
+function identifier(options: ThrottleOptions): (request: FwRequest) => string {
+  const prefix = options.ipv6Prefix ?? 64
+  const tenantOf = typeof options.tenant === 'string' ? attribute(options.tenant) : options.tenant
+  return (request) => {
+    const custom = options.keyFn?.(request)
+    const user = request.getAttribute('auth.user_id')
+    const who =
+      custom != null
+        ? `k:${custom}`
+        : user != null
+          ? `u:${String(user)}`
+          : `ip:${addressBucket(String(request.getAttribute('client_ip') ?? 'unknown'), prefix)}`
+    const tenant = tenantOf?.(request)
+    return tenant != null && tenant !== '' ? `t:${tenant}|${who}` : who
+  }
+}
+
+function attribute(name: string): (request: FwRequest) => string | null | undefined {
+  return (request) => {
+    const value = request.getAttribute(name)
+    return value == null ? null : String(value)
+  }
+}
+
+/** Logs "unreachable" once per outage (again every `repeatMs` while it lasts) and the recovery. */
+class StoreHealth {
+  #failing = false
+  #warnedAt = -Infinity
+  readonly #repeatMs: number
+
+  constructor(repeatMs: number) {
+    this.#repeatMs = repeatMs
+  }
+
+  failed(log: Logger, error: unknown, failOpen: boolean): void {
+    const now = Date.now()
+    if (!this.#failing || now - this.#warnedAt >= this.#repeatMs) {
+      const effect = failOpen
+        ? 'requests are let through unthrottled (fail open)'
+        : 'requests get 503 (fail closed)'
+      log.warn({ err: error }, `Throttle store unreachable: ${effect}`)
+      this.#warnedAt = now
+    }
+    this.#failing = true
+  }
+
+  recovered(log: Logger): void {
+    if (!this.#failing) return
+    this.#failing = false
+    log.info('Throttle store reachable again')
+  }
+}

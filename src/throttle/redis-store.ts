@@ -1,0 +1,146 @@
+/**
+ * Counters in Redis, shared by every process and host that points at it.
+ *
+ * One round-trip per check: a Lua script (EVALSHA, falling back to EVAL once after a script
+ * flush) runs the sliding window log of limiter.ts atomically on the server, on a list of
+ * admission times, newest first. It reads the clock with `TIME`, so processes whose clocks
+ * disagree still agree on every window. A dead Redis never hangs a request: no offline queue,
+ * one retry at most, a short command timeout; the middleware then fails open or closed.
+ */
+import { createHash } from 'node:crypto'
+import { Redis, type RedisOptions } from 'ioredis'
+import { decide, type ThrottleDecision, type ThrottleRule } from './limiter.js'
+import { ThrottleStoreError, type ThrottleStore } from './store.js'
+
+// KEYS[1] the counter; ARGV[1] max, ARGV[2] window (ms). Returns
+// { allowed 0/1, remaining, newest admission, admission whose expiry frees a slot, now } in ms.
+const SCRIPT = `
+local key, max, window = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+while true do
+  local last = redis.call('LINDEX', key, -1)
+  if not last or tonumber(last) > now - window then break end
+  redis.call('RPOP', key)
+end
+local used = redis.call('LLEN', key)
+local newest = tonumber(redis.call('LINDEX', key, 0) or now)
+if used >= max then
+  return { 0, 0, newest, tonumber(redis.call('LINDEX', key, max - 1)), now }
+end
+local at = math.max(now, newest)
+redis.call('LPUSH', key, string.format('%.0f', at))
+redis.call('PEXPIRE', key, window + at - now)
+return { 1, max - used - 1, at, at, now }
+`
+const SHA = createHash('sha1').update(SCRIPT).digest('hex')
+
+export interface RedisStoreOptions {
+  /** Default: REDIS_URL, else redis://127.0.0.1:6379. Ignored when `client` is given. */
+  url?: string
+  /** An existing connection; the store then leaves closing it to you. */
+  client?: Redis
+  /** Prepended to every key. Default 'fw:throttle:'. */
+  prefix?: string
+  /** A check slower than this fails (and the middleware fails open or closed). Default 500 ms. */
+  commandTimeoutMs?: number
+  /** How long the first checks wait for the initial connection. Default 1000 ms. */
+  connectTimeoutMs?: number
+}
+
+/**
+ * @example
+ * const store = new RedisStore({ url: process.env.REDIS_URL })
+ * const throttle = createThrottle({ store })
+ */
+export class RedisStore implements ThrottleStore {
+  readonly client: Redis
+  readonly #prefix: string
+  readonly #owned: boolean
+  #connecting: Promise<void> | null
+
+  constructor(options: RedisStoreOptions = {}) {
+    this.#prefix = options.prefix ?? 'fw:throttle:'
+    this.#owned = options.client === undefined
+    this.client =
+      options.client ??
+      new Redis(
+        options.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        clientOptions(options),
+      )
+    // Without a listener ioredis reports every failed reconnect as an unhandled 'error' event;
+    // outages are logged by the middleware, once per outage.
+    this.client.on('error', () => {})
+    this.#connecting =
+      this.client.status === 'ready'
+        ? null
+        : firstConnection(this.client, options.connectTimeoutMs ?? 1000)
+    void this.#connecting?.then(() => (this.#connecting = null))
+  }
+
+  async hit(key: string, rule: ThrottleRule): Promise<ThrottleDecision> {
+    if (this.#connecting) await this.#connecting
+    let reply: number[]
+    try {
+      reply = (await this.#run(this.#prefix + key, rule)) as number[]
+    } catch (error) {
+      throw new ThrottleStoreError(`Redis throttle check failed: ${(error as Error).message}`, {
+        cause: error,
+      })
+    }
+    const [allowed, remaining, newest, oldest, now] = reply as [
+      number,
+      number,
+      number,
+      number,
+      number,
+    ]
+    return decide(allowed === 1, rule, now, oldest, newest, remaining, allowed === 1 ? newest : 0)
+  }
+
+  async release(key: string, _rule: ThrottleRule, stamp: number): Promise<void> {
+    await this.client.lrem(this.#prefix + key, 1, String(stamp))
+  }
+
+  /** Closes the connection the store opened (not one passed in as `client`). */
+  async close(): Promise<void> {
+    if (!this.#owned) return
+    if (this.client.status === 'ready')
+      await this.client.quit().catch(() => this.client.disconnect())
+    else this.client.disconnect()
+  }
+
+  async #run(key: string, rule: ThrottleRule): Promise<unknown> {
+    try {
+      return await this.client.evalsha(SHA, 1, key, rule.max, rule.windowMs)
+    } catch (error) {
+      if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error
+      return this.client.eval(SCRIPT, 1, key, rule.max, rule.windowMs)
+    }
+  }
+}
+
+function clientOptions(options: RedisStoreOptions): RedisOptions {
+  return {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: options.commandTimeoutMs ?? 500,
+    connectTimeout: options.connectTimeoutMs ?? 1000,
+    // Reconnect quickly at first, then every 2 s at most, for as long as the process runs.
+    retryStrategy: (times) => Math.min(times * 100, 2000),
+  }
+}
+
+/** Settles when the first connection is ready, fails, or takes longer than `timeoutMs`. */
+function firstConnection(client: Redis, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer)
+      client.off('ready', done).off('error', done).off('end', done)
+      resolve()
+    }
+    const timer = setTimeout(done, timeoutMs)
+    timer.unref()
+    client.once('ready', done).once('error', done).once('end', done)
+  })
+}

@@ -1,0 +1,103 @@
+/** The revocation list in memory and in real Redis: TTL until the token's exp, test-and-set, bounds. */
+import { randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
+import { afterAll, describe, expect, it } from 'vitest'
+import {
+  connectRedisRevocations,
+  MemoryRevocationList,
+  RedisRevocationList,
+  type RevocationList,
+} from '../../src/auth/revocation.js'
+import { reachable, REDIS_URL } from './support.js'
+
+const redisUp = await reachable(REDIS_URL)
+const prefix = `fw:test:${process.pid}:${randomBytes(3).toString('hex')}:`
+const nowSeconds = (): number => Math.floor(Date.now() / 1000)
+const jti = (): string => randomBytes(16).toString('hex')
+
+const lists: { name: string; available: boolean; make: () => Promise<RevocationList> }[] = [
+  { name: 'memory', available: true, make: async () => new MemoryRevocationList() },
+  { name: 'redis', available: redisUp, make: () => connectRedisRevocations(REDIS_URL, { prefix }) },
+]
+
+for (const { name, available, make } of lists) {
+  describe.runIf(available)(`the ${name} revocation list`, () => {
+    const opened: RevocationList[] = []
+    const list = async (): Promise<RevocationList> => {
+      const made = await make()
+      opened.push(made)
+      return made
+    }
+    afterAll(async () => {
+      for (const l of opened) await l.close?.()
+    })
+
+    it('remembers a jti until the token expires', async () => {
+      const revocations = await list()
+      const id = jti()
+      expect(await revocations.isRevoked(id)).toBe(false)
+      expect(await revocations.revoke(id, nowSeconds() + 60)).toBe(true)
+      expect(await revocations.isRevoked(id)).toBe(true)
+      expect(await revocations.isRevoked(id.toUpperCase())).toBe(true)
+      expect(await revocations.isRevoked(jti())).toBe(false)
+    })
+
+    it('stores nothing for a token that already expired', async () => {
+      const revocations = await list()
+      const id = jti()
+      expect(await revocations.revoke(id, nowSeconds() - 1)).toBe(true)
+      expect(await revocations.isRevoked(id)).toBe(false)
+    })
+
+    it('is a test-and-set: of 20 concurrent revocations one wins', async () => {
+      const revocations = await list()
+      const id = jti()
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => revocations.revoke(id, nowSeconds() + 60)),
+      )
+      expect(results.filter(Boolean)).toHaveLength(1)
+    })
+  })
+}
+
+describe.runIf(redisUp)('Redis specifics', () => {
+  it('sets the key with a TTL that ends at exp, shared across connections', async () => {
+    const redis = new Redis(REDIS_URL)
+    const a = new RedisRevocationList(redis, { prefix })
+    const b = await connectRedisRevocations(REDIS_URL, { prefix })
+    const id = jti()
+    await a.revoke(id, nowSeconds() + 120)
+    const ttl = await redis.ttl(prefix + id)
+    expect(ttl).toBeGreaterThan(110)
+    expect(ttl).toBeLessThanOrEqual(120)
+    expect(await b.isRevoked(id)).toBe(true)
+    await redis.del(prefix + id)
+    await a.close()
+    await b.close()
+  })
+
+  it('rejects (so the middleware answers 503) when Redis is unreachable', async () => {
+    const down = await connectRedisRevocations('redis://127.0.0.1:1')
+    await expect(down.isRevoked(jti())).rejects.toThrow()
+    await down.close()
+  })
+})
+
+describe('the memory list', () => {
+  it('stays within its bound, dropping expired entries first, then the oldest', async () => {
+    let now = 1_000_000_000_000
+    const list = new MemoryRevocationList({ maxEntries: 3, now: () => now })
+    const t = now / 1000
+    await list.revoke('old', t + 10)
+    await list.revoke('a', t + 100)
+    await list.revoke('b', t + 100)
+    now += 20_000
+    await list.revoke('c', t + 100)
+    expect(list.size).toBe(3)
+    expect(await list.isRevoked('a')).toBe(true)
+    await list.revoke('d', t + 100)
+    expect(list.size).toBe(3)
+    expect(await list.isRevoked('a')).toBe(false)
+    expect(await list.isRevoked('d')).toBe(true)
+  })
+})

@@ -1,0 +1,120 @@
+/** Helpers of the auth tests: running middleware like the kernel does, and the real services. */
+import { randomBytes } from 'node:crypto'
+import { createConnection } from 'node:net'
+import { renderError, toHttpError } from '../../src/runtime/error-boundary.js'
+import { silentLogger } from '../../src/runtime/logger.js'
+import { compose } from '../../src/runtime/pipeline.js'
+import { FwRequest } from '../../src/runtime/request/request.js'
+import { json, type FwResponse } from '../../src/runtime/response.js'
+import type { KernelServices, Middleware, MiddlewareFactory } from '../../src/runtime/types.js'
+
+export const SECRET = 'test-secret-that-is-at-least-32-bytes-long!!'
+
+export const kernelStub: KernelServices = {
+  log: silentLogger,
+  env: 'test',
+  urlFor: () => '/',
+  resolve: () => undefined,
+}
+
+export interface Answer {
+  status: number
+  headers: Record<string, string>
+  body: Record<string, unknown>
+}
+
+/** The attributes the handler saw, answered as JSON. */
+const echoAuth = (request: FwRequest): FwResponse =>
+  json({
+    user_id: request.getAttribute('auth.user_id'),
+    roles: request.getAttribute('auth.roles'),
+    payload: request.getAttribute('auth.payload'),
+  })
+
+/** Runs middleware around a handler with the kernel's composition and error boundary. */
+export async function run(
+  layers: Middleware[],
+  request: FwRequest,
+  handler: (request: FwRequest) => FwResponse | Promise<FwResponse> = echoAuth,
+): Promise<Answer> {
+  const rescue = async (error: unknown, req: FwRequest): Promise<FwResponse> => {
+    const context = {
+      accept: req.getHeaderLine('accept'),
+      path: req.getPath(),
+      requestId: undefined,
+      debug: false,
+      log: silentLogger,
+    }
+    return renderError(toHttpError(error, context), context)
+  }
+  const response = await compose(layers, handler, rescue)(request)
+  const headers: Record<string, string> = {}
+  for (const name of Object.keys(response.headers)) headers[name] = response.header(name)!
+  const text = typeof response.body === 'string' ? response.body : ''
+  return {
+    status: response.status,
+    headers,
+    body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+  }
+}
+
+export function build(factory: MiddlewareFactory, params: string[] = []): Middleware {
+  return factory(params, kernelStub)
+}
+
+/** A GET request with the given Authorization header values (none when empty). */
+export function withAuthorization(...values: string[]): FwRequest {
+  return FwRequest.create({
+    uri: '/auth/me',
+    headers: values.length === 0 ? {} : { authorization: values },
+  })
+}
+
+export function post(
+  uri: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): FwRequest {
+  return FwRequest.create({
+    method: 'POST',
+    uri,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  })
+}
+
+/** A table prefix no other test file uses. */
+export function uniquePrefix(name: string): string {
+  return `t_${name}_${process.pid}_${randomBytes(3).toString('hex')}_`
+}
+
+// In CI the real services must be there: tests using them run (and fail) instead of skipping.
+export const IN_CI = process.env.CI === 'true' || process.env.CI === '1'
+export const POSTGRES_URL = process.env.DATABASE_URL?.startsWith('postgres')
+  ? process.env.DATABASE_URL
+  : 'postgres://postgres@127.0.0.1:5432/test'
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+
+/** Whether the service at `url` accepts TCP connections (always true in CI: fail, don't skip). */
+export async function reachable(url: string): Promise<boolean> {
+  if (IN_CI) return true
+  const { hostname, port } = new URL(url)
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: hostname, port: Number(port) }, () => {
+      socket.end()
+      resolve(true)
+    })
+    socket.setTimeout(1000, () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.on('error', () => resolve(false))
+  })
+}
+
+/** Base64url of a JSON value (for hand-made tokens). */
+export function b64(value: unknown): string {
+  return Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString(
+    'base64url',
+  )
+}
