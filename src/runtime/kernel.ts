@@ -81,6 +81,8 @@ export class Kernel implements KernelServices {
   readonly router: CompiledRouter
   #signer: UrlSigner | null = null
   #modules: Record<string, MiddlewareFactory> = {}
+  /** Whether any route has a domain: only then does matching need the Host. */
+  readonly #hosts: boolean
   /** One instance per controller class, shared by all its routes. */
   readonly #instances = new Map<unknown, Record<string, unknown>>()
   readonly requestOptions: RequestOptions
@@ -97,6 +99,7 @@ export class Kernel implements KernelServices {
     this.log = options.log ?? createLogger(this.env)
     this.container = options.container ?? new Container()
     this.router = router
+    this.#hosts = router.routes.some((route) => route.host !== null)
     this.#views = options.views ?? new TemplateViews()
     this.requestOptions = { trustProxy: compileTrust(process.env.TRUSTED_PROXIES), ...options.request }
   }
@@ -143,13 +146,13 @@ export class Kernel implements KernelServices {
     ]
     const post = [...(this.#options.postGlobal ?? []), ...tagged(this.#options.postGlobalTags)].map(resolve)
     const rescue = (error: unknown, request: FwRequest): Promise<FwResponse> => this.#rescue(error, request)
+    const scoped = this.#options.requestScopeEnabled === true
     this.#routes = registrar.routes.map((record) => {
       const invoke = this.#invoker(record.handler)
       const layers = [...record.middleware.map(resolve), ...post]
       const final = async (request: FwRequest): Promise<FwResponse> => {
-        await request.loadBody()
-        const store = scope.getStore()
-        if (store) store.request = request
+        if (!request.isBodyLoaded()) await request.loadBody()
+        if (scoped) scope.getStore()!.request = request
         const params = request.getAttribute('route.params') as Record<string, unknown>
         const response = toResponse(await invoke(request, Object.values(params)))
         return response.view ? this.#render(response) : response
@@ -168,7 +171,7 @@ export class Kernel implements KernelServices {
   /** Routing: a hit runs the route's pipeline; misses become 404/405/400 or the automatic OPTIONS. */
   #dispatch(request: FwRequest): Promise<FwResponse> | FwResponse {
     const method = request.getMethod()
-    const found = this.router.match(method, request.getPath(), request.getHost())
+    const found = this.router.match(method, request.getPath(), this.#hosts ? request.getHost() : undefined)
     if ('route' in found) {
       const routed = request.withAttribute('route.name', found.route.name).withAttribute('route.params', found.params)
       return this.#routes[found.route.id]!(routed)

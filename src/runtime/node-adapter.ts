@@ -28,10 +28,12 @@ export function createListener(current: () => Kernel): NodeListener {
       res.end('{"error":"Bad Request","code":400}')
       return
     }
-    // 'close' fires once the response is sent or the client went away: uploads go either way.
-    res.once('close', () => void request.cleanup())
     kernel.handle(request).then(
-      (response) => send(res, response, kernel),
+      (response) => {
+        // Uploaded temp files go once the response is sent or the client went away ('close').
+        if (request.needsCleanup()) res.once('close', () => void request.cleanup())
+        send(res, response, kernel)
+      },
       (error: unknown) => {
         kernel.log.error({ err: error }, 'The kernel failed to answer')
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })

@@ -3,19 +3,21 @@
  * hop, read right to left) is a trusted proxy. proxy-addr's semantics; `::ffff:1.2.3.4` is 1.2.3.4.
  */
 import proxyaddr from 'proxy-addr'
+import type { FwRequest } from '../request/request.js'
 import type { Middleware } from '../types.js'
 
 export function unmapIPv4(address: string): string {
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address
 }
 
-/** Uses the request's own proxy trust (the kernel's `request.trustProxy`, TRUSTED_PROXIES by default). */
-export const clientIp: Middleware = (request, next) => {
+/** The client's address: the peer, or what X-Forwarded-For says through trusted proxies. */
+export function clientAddress(request: FwRequest): string {
   const forwarded = request.getHeaderLine('x-forwarded-for')
   const peer = request.getClientAddress()
-  const ip =
-    forwarded === ''
-      ? peer
-      : proxyaddr({ socket: { remoteAddress: peer }, headers: { 'x-forwarded-for': forwarded } } as never, request.getTrustProxy())
-  return next(request.withAttribute('client_ip', unmapIPv4(ip)))
+  if (forwarded === '') return unmapIPv4(peer)
+  const reqLike = { socket: { remoteAddress: peer }, headers: { 'x-forwarded-for': forwarded } }
+  return unmapIPv4(proxyaddr(reqLike as never, request.getTrustProxy()))
 }
+
+/** Uses the request's own proxy trust (the kernel's `request.trustProxy`, TRUSTED_PROXIES by default). */
+export const clientIp: Middleware = (request, next) => next(request.withAttribute('client_ip', clientAddress(request)))

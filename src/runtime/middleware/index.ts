@@ -2,15 +2,15 @@
 import type { Kernel } from '../kernel.js'
 import type { Middleware, MiddlewareFactory } from '../types.js'
 import { clientIp } from './client-ip.js'
+import { requestContext } from './context.js'
 import { httpsRedirect } from './https-redirect.js'
 import { negotiate } from './negotiate.js'
 import { requestId } from './request-id.js'
 import { trace } from './trace.js'
 
-/** client_ip, request_id, trace — and in production the HTTPS redirect. */
+/** client_ip, request_id and trace (one layer) — and in production the HTTPS redirect. */
 export function defaultPreGlobal(kernel: Kernel): Middleware[] {
-  const always = [clientIp, requestId, trace]
-  return kernel.env === 'production' ? [httpsRedirect, ...always] : always
+  return kernel.env === 'production' ? [httpsRedirect, requestContext] : [requestContext]
 }
 
 /** Aliases implemented by the runtime itself; auth, role and throttle come from their modules. */
@@ -28,4 +28,4 @@ export function builtinFactories(kernel: Kernel): Record<string, MiddlewareFacto
   }
 }
 
-export { clientIp, httpsRedirect, negotiate, requestId, trace }
+export { clientIp, httpsRedirect, negotiate, requestContext, requestId, trace }

@@ -8,9 +8,13 @@ import type { Middleware } from '../types.js'
 // Ids travel into logs and headers: accept only short, printable, unambiguous ones.
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
+/** The request id: a well-formed incoming X-Request-Id, else a new UUID. */
+export function requestIdOf(incoming: string): string {
+  return SAFE_ID.test(incoming) ? incoming : randomUUID()
+}
+
 export const requestId: Middleware = async (request, next) => {
-  const incoming = request.getHeaderLine('x-request-id')
-  const id = SAFE_ID.test(incoming) ? incoming : randomUUID()
+  const id = requestIdOf(request.getHeaderLine('x-request-id'))
   const response = await next(request.withAttribute('request_id', id))
   return response.withHeader('x-request-id', id)
 }

@@ -75,6 +75,11 @@ export class BodySlot {
     )
   }
 
+  /** Whether `cleanup()` has anything to do (no body read, no overlay: nothing to remove). */
+  needsCleanup(): boolean {
+    return this.#promise !== null || this.#base !== null
+  }
+
   /** Removes temporary files of uploads this slot created and that were not moved. */
   async cleanup(): Promise<void> {
     await this.#promise?.catch(() => {})

@@ -25,6 +25,21 @@ export function headersFromDistinct(distinct: Record<string, string[] | undefine
   return bag
 }
 
+/**
+ * A bag from Node's `req.rawHeaders` ([name, value, name, value, ...] as received). Reading it
+ * avoids Node building `headers` and `headersDistinct` objects on every request.
+ */
+export function headersFromRaw(raw: readonly string[]): HeaderBag {
+  const bag = new Map<string, HeaderEntry>()
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase()
+    const entry = bag.get(name)
+    if (entry === undefined) bag.set(name, { name, values: [raw[i + 1]!] })
+    else (entry.values as string[]).push(raw[i + 1]!)
+  }
+  return bag
+}
+
 /** A bag from a plain record, validating names and values as `withHeader` does. */
 export function headersFromRecord(init: HeaderInit): HeaderBag {
   let bag: HeaderBag = new Map()

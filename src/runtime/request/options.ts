@@ -20,7 +20,25 @@ export interface ResolvedOptions {
 export function compileTrust(addresses: string | readonly string[] = []): TrustFunction {
   const list = typeof addresses === 'string' ? addresses.split(',') : addresses
   const given = list.map((a) => a.trim()).filter((a) => a !== '')
-  return proxyaddr.compile(given.length > 0 ? given : ['loopback'])
+  return remember(proxyaddr.compile(given.length > 0 ? given : ['loopback']))
+}
+
+/**
+ * Caches trust decisions per address and hop: proxy-addr parses the address on every call
+ * (~2 µs), and a server sees the same few peers (its proxies) again and again.
+ */
+function remember(trust: TrustFunction): TrustFunction {
+  const known = new Map<string, boolean>()
+  return (address, hop) => {
+    const key = `${hop} ${address}`
+    let answer = known.get(key)
+    if (answer === undefined) {
+      answer = trust(address, hop)
+      if (known.size >= 1024) known.clear()
+      known.set(key, answer)
+    }
+    return answer
+  }
 }
 
 const DEFAULTS: ResolvedOptions = {

@@ -25,13 +25,34 @@ import * as uri from './uri.js'
  * await request.loadBody()
  * const city = request.input('user.address.city', 'unknown')
  */
+/**
+ * Attributes added after construction, newest first. Middleware adds several per request, so
+ * `withAttribute` is O(1): a new node on a shared chain, not a copy of the whole state.
+ */
+class Attribute {
+  constructor(
+    readonly name: string,
+    readonly value: unknown,
+    readonly removed: boolean,
+    readonly next: Attribute | null,
+  ) {}
+}
+
+/** Parsed once per state and shared by the copies `withAttribute` makes (it changes no header). */
+interface Cache {
+  location: uri.Location | null
+}
+
 export class FwRequest extends InputMethods {
   readonly #s: RequestState
-  #location: uri.Location | null = null
+  readonly #attributes: Attribute | null
+  readonly #cache: Cache
 
-  private constructor(state: RequestState) {
+  private constructor(state: RequestState, attributes: Attribute | null = null, cache: Cache = { location: null }) {
     super()
     this.#s = state
+    this.#attributes = attributes
+    this.#cache = cache
   }
 
   /** From a Node request. Reads nothing yet: call `loadBody()` before body accessors. */
@@ -62,8 +83,15 @@ export class FwRequest extends InputMethods {
   }
 
   /** Removes uploaded temp files that were not moved (the kernel calls it after the response). */
+  /** Whether `cleanup()` has temp files to look after (false for requests without a body). */
+  needsCleanup(): boolean {
+    for (const slot of this.#s.slots) if (slot.needsCleanup()) return true
+    return false
+  }
+
   async cleanup(): Promise<void> {
-    await Promise.all([...this.#s.slots].map((slot) => slot.cleanup()))
+    const slots = [...this.#s.slots].filter((slot) => slot.needsCleanup())
+    if (slots.length > 0) await Promise.all(slots.map((slot) => slot.cleanup()))
   }
 
   // --- Method ---------------------------------------------------------------------------------
@@ -174,8 +202,7 @@ export class FwRequest extends InputMethods {
   }
 
   #where(): uri.Location {
-    this.#location ??= uri.locate(this.#s.headers, this.#s.peer, this.isFromTrustedProxy())
-    return this.#location
+    return (this.#cache.location ??= uri.locate(this.#s.headers, this.#s.peer, this.isFromTrustedProxy()))
   }
 
   // --- Query, cookies, server, attributes ----------------------------------------------------
@@ -209,10 +236,20 @@ export class FwRequest extends InputMethods {
   }
 
   getAttributes(): Record<string, unknown> {
-    return Object.fromEntries(this.#s.attributes)
+    const all = new Map(this.#s.attributes)
+    const added: Attribute[] = []
+    for (let node = this.#attributes; node !== null; node = node.next) added.push(node)
+    for (const node of added.reverse()) {
+      if (node.removed) all.delete(node.name)
+      else all.set(node.name, node.value)
+    }
+    return Object.fromEntries(all)
   }
 
   getAttribute<T = unknown>(name: string, fallback: T | null = null): T | null {
+    for (let node = this.#attributes; node !== null; node = node.next) {
+      if (node.name === name) return node.removed ? fallback : (node.value as T)
+    }
     return this.#s.attributes.has(name) ? (this.#s.attributes.get(name) as T) : fallback
   }
 
@@ -312,16 +349,15 @@ export class FwRequest extends InputMethods {
   }
 
   withAttribute(name: string, value: unknown): FwRequest {
-    return this.#with({ attributes: new Map(this.#s.attributes).set(name, value) })
+    return new FwRequest(this.#s, new Attribute(name, value, false, this.#attributes), this.#cache)
   }
 
   withoutAttribute(name: string): FwRequest {
-    const attributes = new Map(this.#s.attributes)
-    attributes.delete(name)
-    return this.#with({ attributes })
+    return new FwRequest(this.#s, new Attribute(name, undefined, true, this.#attributes), this.#cache)
   }
 
+  /** A copy with other state: the attributes carry over, parsed caches do not. */
   #with(patch: Partial<RequestState>): FwRequest {
-    return new FwRequest({ ...this.#s, ...patch })
+    return new FwRequest({ ...this.#s, ...patch }, this.#attributes)
   }
 }

@@ -8,11 +8,12 @@ import type { TLSSocket } from 'node:tls'
 import { Readable } from 'node:stream'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { BodySlot } from './body.js'
-import { memoize } from './content.js'
+import { emptyBody, memoize } from './content.js'
 import { parseCookies } from './cookies.js'
 import {
   firstHeader,
   headersFromDistinct,
+  headersFromRaw,
   headersFromWeb,
   headerValues,
   withHeader,
@@ -76,11 +77,15 @@ export function nodeState(req: IncomingMessage, options: ResolvedOptions): Reque
     peer,
     options,
     server: () => serverParams({ method, target, headers, peer, ...base }),
-    body: wireSlot(headers, options, () => (hasBody(headers) ? req : null)),
+    // Most requests carry no body: their slot is loaded (empty) from the start, so loadBody()
+    // and cleanup() cost nothing on them.
+    body: hasBody(headers) ? wireSlot(headers, options, () => req) : BodySlot.loaded(emptyBody()),
   })
 }
 
 function headersFromNode(req: IncomingMessage): HeaderBag {
+  // Test doubles may only have headersDistinct; real requests always have rawHeaders.
+  if (Array.isArray(req.rawHeaders)) return headersFromRaw(req.rawHeaders)
   return headersFromDistinct(req.headersDistinct as Record<string, string[] | undefined>)
 }
 
