@@ -8,6 +8,7 @@ import type { KernelOptions } from '../runtime/kernel.js'
 import { Kernel } from '../runtime/kernel.js'
 import { buildCache } from '../compiler/index.js'
 import type { Registrar } from '../define/registrar.js'
+import { FwError } from '../shared/errors.js'
 import { startServer, type RunningServer } from './server.js'
 import { watchRoutes } from './watch-routes.js'
 
@@ -27,6 +28,7 @@ export interface ServeOptions {
 
 /** Runs until SIGTERM/SIGINT; resolves after the drain. */
 export async function serve(options: ServeOptions): Promise<void> {
+  checkProductionSecret()
   if (options.workers > 1 && cluster.isPrimary) return runPrimary(options)
   // Workers only load the routes: the primary built the cache (the kernel checks it matches).
   const register = cluster.isWorker
@@ -111,4 +113,15 @@ async function runPrimary(options: ServeOptions): Promise<void> {
     w!.once('exit', () => done())
     w!.process.kill('SIGTERM')
   })))
+}
+
+/** DESIGN.md: in production, no start without a JWT_SECRET of at least 32 bytes. */
+function checkProductionSecret(): void {
+  if (process.env.APP_ENV !== 'production') return
+  const secret = process.env.JWT_SECRET ?? ''
+  if (Buffer.byteLength(secret) < 32) {
+    throw new FwError('FW_SERVE_CONFIG', `JWT_SECRET is ${secret === '' ? 'not set' : `only ${Buffer.byteLength(secret)} bytes`}; production needs at least 32`, {
+      hint: 'Set JWT_SECRET to 32 or more random bytes, e.g. JWT_SECRET=$(openssl rand -hex 32).',
+    })
+  }
 }

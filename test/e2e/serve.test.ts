@@ -83,3 +83,15 @@ describe('fw serve', () => {
     }
   })
 })
+
+describe('fw serve in production', () => {
+  it('refuses to start without a JWT_SECRET of at least 32 bytes', async () => {
+    const dir = makeProject({ 'routes.mjs': ROUTES() })
+    for (const secret of ['', 'too-short']) {
+      const result = await runFw(['serve', '--routes', 'routes.mjs', '--port', '0'], { cwd: dir, env: { APP_ENV: 'production', JWT_SECRET: secret } })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toMatch(/error JWT_SECRET is (not set|only 9 bytes); production needs at least 32 \[FW_SERVE_CONFIG\]/)
+      expect(result.stderr).toMatch(/hint: Set JWT_SECRET/)
+    }
+  })
+})
