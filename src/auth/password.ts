@@ -54,7 +54,9 @@ export async function hashPassword(
       throw new RangeError(
         `bcrypt uses only ${BCRYPT_MAX_BYTES} bytes of a password; use a shorter one or argon2id`,
       )
-    return bcrypt.hash(password, { cost: 12, rejectLongPasswords: true })
+    // @node-rs/bcrypt 1.x labels hashes $2y$ (PHP's name); $2b$ is the same algorithm, and the
+    // label most other libraries expect.
+    return (await bcrypt.hash(password, 12)).replace(/^\$2y\$/, '$2b$')
   }
   return argon2.hash(password, ARGON2_OPTIONS)
 }
@@ -123,9 +125,10 @@ export function checkNewPassword(password: string): string | null {
   return null
 }
 
+/** The cost of a `$2?$NN$...` hash (@node-rs/bcrypt 1.x has no parser for it). */
 function withinBcryptCaps(storedHash: string): boolean {
-  const { cost } = bcrypt.parseOptions(storedHash)
-  return cost >= 4 && cost <= COST_CAPS.bcryptCost
+  const cost = Number(storedHash.slice(4, 6))
+  return Number.isInteger(cost) && cost >= 4 && cost <= COST_CAPS.bcryptCost
 }
 
 function withinArgon2Caps(storedHash: string): boolean {

@@ -16,7 +16,7 @@ const PHP_2Y = '$2y$10$.vGA1O9wmRjrwAVXD98HNOgsNpDczlqm3Jq7KnEd1rVAGv3Fykk1a'
 
 describe('verifyPassword', () => {
   it.each(['2a', '2b', '2y'])('verifies a $%s$ bcrypt hash', async (version) => {
-    const hash = await bcrypt.hash('secret', { cost: 4, version: version as '2a' | '2b' | '2y' })
+    const hash = (await bcrypt.hash('secret', 4)).replace(/^\$2[aby]\$/, `$${version}$`)
     expect(hash.startsWith(`$${version}$`)).toBe(true)
     expect(await verifyPassword('secret', hash)).toBe(true)
     expect(await verifyPassword('Secret', hash)).toBe(false)
@@ -28,7 +28,7 @@ describe('verifyPassword', () => {
   })
 
   it('verifies a $2y$ hash made by relabelling a $2b$ one (PHP and OpenBSD share the algorithm)', async () => {
-    const hash = (await bcrypt.hash('pässwörd', { cost: 4 })).replace(/^\$2b\$/, '$2y$')
+    const hash = (await bcrypt.hash('pässwörd', 4)).replace(/^\$2[aby]\$/, '$2y$')
     expect(await verifyPassword('pässwörd', hash)).toBe(true)
   })
 
@@ -65,7 +65,7 @@ describe('verifyPassword', () => {
   })
 
   it('refuses to run hashes whose cost is over the caps', async () => {
-    const costly = (await bcrypt.hash('secret', { cost: 4 })).replace('$04$', '$15$')
+    const costly = (await bcrypt.hash('secret', 4)).replace('$04$', '$15$')
     const started = Date.now()
     expect(await verifyPassword('secret', costly)).toBe(false)
     expect(Date.now() - started).toBeLessThan(500)
@@ -110,7 +110,7 @@ describe('verifyDummy and needsRehash', () => {
   })
 
   it('wants bcrypt and weak argon2 hashes upgraded, not current ones', async () => {
-    expect(needsRehash(await bcrypt.hash('x', { cost: 4 }))).toBe(true)
+    expect(needsRehash(await bcrypt.hash('x', 4))).toBe(true)
     expect(
       needsRehash(
         await argon2.hash('x', { algorithm: 2 as argon2.Algorithm, memoryCost: 4096, timeCost: 1 }),
