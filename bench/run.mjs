@@ -3,17 +3,23 @@
 // Routing: builds fw's compiled router for each route set, times every router in its own child
 // process (bench/worker.mjs) on each route set in both string modes, runs the fw 10,000-route
 // scale test. HTTP (bench/http/): fw, node:http, Fastify, Hono and Express servers, each in its
-// own process, loaded by autocannon from this process; its section of RESULTS.md is kept
-// between marker comments, so either benchmark can be re-run alone.
+// own process, loaded by autocannon from this process. Throttle (bench/throttle/): µs per
+// throttle check of fw's memory / Redis stores and middleware, rate-limiter-flexible and
+// express-rate-limit, each in its own process. The HTTP and throttle sections of RESULTS.md are
+// kept between marker comments (lib/sections.mjs), so each benchmark can be re-run alone.
 //
-//   node bench/run.mjs            routing + HTTP (`npm run bench` builds fw first), under 10 min
-//   node bench/run.mjs --http     HTTP only (5 s per timed run; 4 s when run with the routing)
-//   node bench/run.mjs --no-http  routing only
-//   node bench/run.mjs --quick    smoke run: verifies everything, times briefly, writes
-//                                 bench/.tmp/RESULTS-quick.md instead of bench/RESULTS.md
-//   --routers fw,rou3 --sets a    restrict the routing run (for development)
+//   node bench/run.mjs              routing + HTTP + throttle (`npm run bench` builds fw first),
+//                                   under 10 min
+//   node bench/run.mjs --http       HTTP only (5 s per timed run; 4 s when run with the routing)
+//   node bench/run.mjs --throttle   throttle only (~30 s; Redis at REDIS_URL, else 127.0.0.1:6379)
+//                                   (--http --throttle: both, no routing)
+//   node bench/run.mjs --no-http    routing + throttle; --no-throttle: routing + HTTP
+//   node bench/run.mjs --quick      smoke run: verifies everything, times briefly, writes
+//                                   bench/.tmp/RESULTS-quick.md instead of bench/RESULTS.md
+//   --routers fw,rou3 --sets a      restrict the routing run (for development)
 //   --servers fw,fastify --scenarios hello,routes --duration 5 --rounds 3
-//                                 restrict or tune the HTTP run
+//                                   restrict or tune the HTTP run
+//   --limiters fw-store,rlf-memory  restrict the throttle run (ids in bench/throttle/limiters.mjs)
 
 import { fork } from 'node:child_process'
 import { mkdir } from 'node:fs/promises'
@@ -34,9 +40,11 @@ import { resultsMarkdown, routerVersions } from './lib/results-md.mjs'
 import { loadRouteSet, toSyntax } from './lib/route-set.mjs'
 import { runScaleTest } from './lib/scale.mjs'
 import { median } from './lib/timing.mjs'
-import { writeHttpResults, writeRouterResults } from './lib/sections.mjs'
+import { writeHttpResults, writeRouterResults, writeThrottleResults } from './lib/sections.mjs'
 import { httpOptions, runHttpBench } from './http/run-http.mjs'
 import { httpMarkdown, printHttpSummary } from './http/report.mjs'
+import { runThrottleBench, throttleOptions } from './throttle/run-throttle.mjs'
+import { printThrottleSummary, throttleMarkdown } from './throttle/report.mjs'
 
 const BENCH_DIR = import.meta.dirname
 const TMP_DIR = join(BENCH_DIR, '.tmp')
@@ -53,6 +61,9 @@ function parseCli() {
       'no-scale': { type: 'boolean', default: false },
       http: { type: 'boolean', default: false },
       'no-http': { type: 'boolean', default: false },
+      throttle: { type: 'boolean', default: false },
+      'no-throttle': { type: 'boolean', default: false },
+      limiters: { type: 'string' },
       servers: { type: 'string' },
       scenarios: { type: 'string' },
       duration: { type: 'string' },
@@ -60,21 +71,30 @@ function parseCli() {
     },
   })
   if (values.http && values['no-http']) throw new Error('--http and --no-http exclude each other')
+  if (values.throttle && values['no-throttle'])
+    throw new Error('--throttle and --no-throttle exclude each other')
   const ids = values.routers?.split(',')
-  const routing = !values.http
+  // --http / --throttle select only those benchmarks; without either, all run but the --no-* ones.
+  const only = values.http || values.throttle
+  const routing = !only
   const number = (v) => (v === undefined ? undefined : Number(v))
   return {
     routing,
-    http: values['no-http']
-      ? null
-      : httpOptions({
-          quick: values.quick,
-          // With the routing benchmark (~4 min), 4 s runs keep `npm run bench` under 10 min.
-          durationS: number(values.duration) ?? (values.quick ? 1 : routing ? 4 : 5),
-          rounds: number(values.rounds),
-          servers: values.servers,
-          scenarios: values.scenarios,
-        }),
+    throttle:
+      values['no-throttle'] || (only && !values.throttle)
+        ? null
+        : throttleOptions({ quick: values.quick, limiters: values.limiters }),
+    http:
+      values['no-http'] || (only && !values.http)
+        ? null
+        : httpOptions({
+            quick: values.quick,
+            // With the routing benchmark (~4 min), 4 s runs keep `npm run bench` under 10 min.
+            durationS: number(values.duration) ?? (values.quick ? 1 : routing ? 4 : 5),
+            rounds: number(values.rounds),
+            servers: values.servers,
+            scenarios: values.scenarios,
+          }),
     quick: values.quick,
     routers: ids ? ROUTERS.filter((r) => ids.includes(r.id)) : ROUTERS,
     sets: values.sets.split(',').map(loadRouteSet),
@@ -232,6 +252,15 @@ async function runHttp(options, machine, file) {
   console.log(`\nWrote the HTTP results to ${file} (${result.elapsedS.toFixed(0)} s)`)
 }
 
+async function runThrottle(options, machine, file) {
+  const throttle = options.throttle
+  console.log(`\nThrottle benchmark: ${throttle.limiters.length} limiters, each in its own process`)
+  const result = await runThrottleBench(throttle)
+  printThrottleSummary(result)
+  await writeThrottleResults(file, throttleMarkdown(result, { machine, quick: options.quick }))
+  console.log(`\nWrote the throttle results to ${file} (${result.elapsedS.toFixed(0)} s)`)
+}
+
 async function main() {
   const started = performance.now()
   const options = parseCli()
@@ -243,6 +272,7 @@ async function main() {
   const file = options.quick ? join(TMP_DIR, 'RESULTS-quick.md') : join(BENCH_DIR, 'RESULTS.md')
   if (options.routing) await runRouting(options, machine, file)
   if (options.http) await runHttp(options, machine, file)
+  if (options.throttle) await runThrottle(options, machine, file)
   console.log(`\nDone in ${((performance.now() - started) / 1000).toFixed(0)} s`)
 }
 

@@ -11,7 +11,7 @@ import { ECHO_BODY, FILLER_ROUTES } from './scenarios.mjs'
 const pkgVersion = (name) =>
   JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version
 
-function gitHead() {
+export function gitHead() {
   const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' })
   const dirty = spawnSync('git', ['status', '--porcelain', 'src'], { cwd: ROOT, encoding: 'utf8' })
   const sha = head.status === 0 ? head.stdout.trim() : 'unknown'
@@ -30,7 +30,7 @@ export function distBuilt() {
 const utc = (date) =>
   date ? date.toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : 'missing'
 
-function distText({ before, after }) {
+export function distText({ before, after }) {
   if (before?.getTime() === after?.getTime()) return `dist/ built ${utc(before)}`
   return `dist/ was REBUILT during the run (${utc(before)} → ${utc(after)}): servers started after the rebuild ran the newer code`
 }

@@ -207,8 +207,9 @@ export function resultsMarkdown({
     '',
     `Written by \`npm run bench\` (\`node bench/run.mjs\`) in ${elapsedS.toFixed(0)} s${quick ? ' — QUICK smoke run, numbers are rough' : ''}.`,
     'Lower is better. Re-run with `npm run bench`; `node bench/run.mjs --quick` for a smoke run.',
-    'The HTTP benchmark (`node bench/run.mjs --http`, also part of `npm run bench`) writes its own',
-    'section at the end of this file: [HTTP benchmark results](#http-benchmark-results).',
+    'The HTTP and throttle benchmarks (`node bench/run.mjs --http`, `--throttle`, both also part of',
+    '`npm run bench`) write their own sections at the end of this file:',
+    '[HTTP benchmark results](#http-benchmark-results), [Throttle benchmark results](#throttle-benchmark-results).',
   ].join('\n')
   return (
     [

@@ -1,11 +1,13 @@
-// bench/RESULTS.md holds the router results and, between two marker comments, the HTTP
-// results. Each benchmark rewrites only its own part: the router writer keeps the HTTP
-// section it finds, the HTTP writer replaces (or appends) its section.
+// bench/RESULTS.md holds the router results and, each between two marker comments of its own,
+// the HTTP and the throttle results. Each benchmark rewrites only its own part: the router
+// writer keeps every marked section it finds, a section writer replaces its section in place
+// (or appends it), keeping everything else.
 
 import { readFile, writeFile } from 'node:fs/promises'
 
-const START = '<!-- http-bench:start -->'
-const END = '<!-- http-bench:end -->'
+export const SECTIONS = ['http', 'throttle']
+
+const markers = (id) => ({ start: `<!-- ${id}-bench:start -->`, end: `<!-- ${id}-bench:end -->` })
 
 async function readOr(file, fallback) {
   try {
@@ -15,27 +17,51 @@ async function readOr(file, fallback) {
   }
 }
 
+// The section `id` of `text` (markers included), or ''.
+export function markedSection(text, id) {
+  const { start, end } = markers(id)
+  const from = text.indexOf(start)
+  const to = text.indexOf(end, from)
+  return from === -1 || to === -1 ? '' : text.slice(from, to + end.length)
+}
+
 // The HTTP section of `text` (markers included), or ''.
-export function httpSection(text) {
-  const from = text.indexOf(START)
-  const to = text.indexOf(END)
-  return from === -1 || to < from ? '' : text.slice(from, to + END.length)
+export const httpSection = (text) => markedSection(text, 'http')
+
+// Every marked section of `text`, in the order they appear.
+function markedSections(text) {
+  return SECTIONS.map((id) => ({
+    id,
+    at: text.indexOf(markers(id).start),
+    section: markedSection(text, id),
+  }))
+    .filter((s) => s.section)
+    .sort((a, b) => a.at - b.at)
+    .map((s) => s.section)
 }
 
-const withoutHttp = (text) => {
-  const section = httpSection(text)
-  return section ? text.replace(section, '').trimEnd() + '\n' : text
-}
-
-// Writes the router results, keeping the HTTP section already in the file.
+// Writes the router results, keeping the marked sections already in the file.
 export async function writeRouterResults(file, markdown) {
-  const kept = httpSection(await readOr(file, ''))
-  await writeFile(file, kept ? `${markdown.trimEnd()}\n\n${kept}\n` : markdown)
+  const kept = markedSections(await readOr(file, ''))
+  await writeFile(file, [markdown.trimEnd(), ...kept].join('\n\n') + '\n')
+}
+
+// Writes `markdown` into the file's section `id` (in place, else appended), keeping the rest.
+export async function writeSection(file, id, markdown) {
+  const { start, end } = markers(id)
+  const text = await readOr(file, '')
+  const section = `${start}\n${markdown.trim()}\n${end}`
+  const old = markedSection(text, id)
+  if (old)
+    return writeFile(
+      file,
+      text.replace(old, () => section),
+    )
+  await writeFile(file, text.trim() ? `${text.trimEnd()}\n\n${section}\n` : `${section}\n`)
 }
 
 // Writes the HTTP results into the file's HTTP section, keeping everything else.
-export async function writeHttpResults(file, markdown) {
-  const rest = withoutHttp(await readOr(file, ''))
-  const section = `${START}\n${markdown.trim()}\n${END}\n`
-  await writeFile(file, rest.trim() ? `${rest.trimEnd()}\n\n${section}` : section)
-}
+export const writeHttpResults = (file, markdown) => writeSection(file, 'http', markdown)
+
+// Writes the throttle results into the file's throttle section, keeping everything else.
+export const writeThrottleResults = (file, markdown) => writeSection(file, 'throttle', markdown)
