@@ -4,44 +4,21 @@
  * and the bundled runtime stays under a size budget.
  */
 import { readFileSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+import { join } from 'node:path'
 import { build } from 'esbuild'
 import { describe, expect, it } from 'vitest'
+import { forbiddenFiles, ROOT, walkImports } from '../support/imports.js'
 
-const ROOT = resolve(import.meta.dirname, '../..')
 const ENTRIES = ['src/runtime/index.ts', 'src/index.ts']
 const ALLOWED_PACKAGES = ['jose', 'negotiator', 'proxy-addr', 'busboy', 'ioredis', 'pg', 'better-sqlite3', 'pino', '@node-rs']
-const FORBIDDEN_DIRS = ['src/compiler/', 'src/cli/', 'src/serve/']
 // The runtime (kernel, request with body parsing, middleware) measured 46 KB minified when this
 // budget was set; raise it deliberately, not silently.
 const BUDGET_BYTES = 64_000
 
-/** Every file reachable through static and dynamic imports, and every bare specifier they import. */
-function walkImports(entry: string): { files: Set<string>; packages: Set<string> } {
-  const files = new Set<string>()
-  const packages = new Set<string>()
-  const visit = (file: string): void => {
-    if (files.has(file)) return
-    files.add(file)
-    const source = readFileSync(join(ROOT, file), 'utf8')
-    const specifiers = [
-      ...source.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm),
-      ...source.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g),
-    ].map((m) => m[1]!)
-    for (const specifier of specifiers) {
-      if (!specifier.startsWith('.')) packages.add(specifier)
-      else visit(relative(ROOT, resolve(ROOT, dirname(file), specifier.replace(/\.js$/, '.ts'))))
-    }
-  }
-  visit(entry)
-  return { files, packages }
-}
-
 describe('runtime import boundary', () => {
   it.each(ENTRIES)('%s reaches no compiler, CLI or serve code', (entry) => {
     const { files } = walkImports(entry)
-    const forbidden = [...files].filter((f) => FORBIDDEN_DIRS.some((dir) => f.startsWith(dir)))
-    expect(forbidden).toEqual([])
+    expect(forbiddenFiles(files)).toEqual([])
     expect(files.size).toBeGreaterThan(3)
   })
 
