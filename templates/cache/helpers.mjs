@@ -2,8 +2,11 @@
 // Copied verbatim from fw's templates/cache/helpers.mjs by `fw route:cache build` — do not edit.
 // This is the hot path: every request calls into these. Change with care and run `npm run bench`.
 
-/** Thrown by the matcher when a matched parameter holds a malformed %-escape; match() answers 400. */
-export const MALFORMED = new Error('Malformed percent-encoding in the request path')
+/**
+ * Thrown by the matcher when a matched parameter holds a malformed %-escape; match() answers 400.
+ * Recognised by its marker, not its identity: shards may load a second copy of this module.
+ */
+export const MALFORMED = Object.assign(new Error('Malformed percent-encoding in the request path'), { fwMalformed: true })
 
 /** The shared, frozen params object of routes without parameters. */
 export const EMPTY = Object.freeze(Object.create(null))
@@ -39,6 +42,38 @@ export function hex(path, a, b) {
     if (!((c >= 48 && c <= 57) || (lower >= 97 && lower <= 102))) return false
   }
   return true
+}
+
+/** Whether path[a, b) is a UUID: 8-4-4-4-12 hex digits, any case. */
+export function uuid(path, a, b) {
+  if (b - a !== 36) return false
+  for (let i = 0; i < 36; i++) {
+    const c = path.charCodeAt(a + i)
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 45) return false
+    } else {
+      const lower = c | 32
+      if (!((c >= 48 && c <= 57) || (lower >= 97 && lower <= 102))) return false
+    }
+  }
+  return true
+}
+
+/** Whether path[a, b) is a slug: lowercase letters and digits joined by single dashes. */
+export function slug(path, a, b) {
+  let dash = true // at the start, or just after a dash: a letter or digit must come next
+  for (let i = a; i < b; i++) {
+    const c = path.charCodeAt(i)
+    if (c === 45) {
+      if (dash) return false
+      dash = true
+    } else if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      dash = false
+    } else {
+      return false
+    }
+  }
+  return !dash
 }
 
 /** Whether the sticky regex `re` matches exactly path[a, b), tested in place (no slice). */

@@ -127,7 +127,7 @@ export function emitIndexModule(groups: readonly PlannedGroup[], fingerprint: st
     BANNER('Entry of one generation: match(), urlFor(), routes. Imported through ../router.mjs.'),
     `import { createRequire } from 'node:module'`,
     `import { ROUTES } from './__routes.mjs'`,
-    `import { EMPTY, MALFORMED, buildUrl, normalizeHost, dec, int, hex, sticky } from './__helpers.mjs'`,
+    `import { EMPTY, buildUrl, normalizeHost } from './__helpers.mjs'`,
     '',
     `export { setBaseUrl, UrlGenerationError } from './__helpers.mjs'`,
     'export const routes = ROUTES',
@@ -138,7 +138,6 @@ export function emitIndexModule(groups: readonly PlannedGroup[], fingerprint: st
     '// Shards and names load on first use: require() of an ES module is synchronous on Node 20.19+,',
     '// so start-up reads only this file and the route table, whatever the number of routes.',
     'const require = createRequire(import.meta.url)',
-    'const HELPERS = { EMPTY, dec, int, hex, sticky }',
     out.toString(),
   ].join('\n')
 }
@@ -155,7 +154,7 @@ const shardFn = (group: PlannedGroup, s: number, method: MethodKey): string =>
 function emitLoaders(out: CodeWriter, groups: readonly PlannedGroup[]): void {
   const all = groups.flatMap((group) => group.shards.map((shard, s) => ({ name: `${group.id}s${s}`, file: shard.file })))
   out.line(`let ${all.map((s) => `${s.name} = null`).join(', ')}`)
-  out.line("const shard = (file) => require(`./${file}.mjs`).bind(ROUTES, HELPERS)")
+  out.line("const shard = (file) => require(`./${file}.mjs`).bind(ROUTES)")
   out.line()
   out.line('/** Loads every shard now (optional: match() loads what it needs on first use). */')
   out.block('export function load() {', () => {
@@ -300,7 +299,7 @@ function emitMatch(out: CodeWriter, methods: HttpMethod[], explicitHead: boolean
       })
       out.line('if (r !== null) return r')
     }, '} catch (error) {')
-    out.line('  if (error === MALFORMED) return BAD_REQUEST')
+    out.line('  if (error?.fwMalformed === true) return BAD_REQUEST')
     out.line('  throw error')
     out.line('}')
     out.line('return miss(path, host)')

@@ -129,15 +129,24 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
   }
   const code = new CodeWriter()
   const exported = METHOD_KEYS.filter((m) => shard.methods.has(m))
-  // index.mjs loads the shard on first use and binds it to its own route table and helpers, so
-  // the shard imports nothing and can never see a second copy of them.
-  code.block('export function bind(ROUTES, { EMPTY, dec, int, hex, sticky }) {', () => {
+  const text = body.toString()
+  const helpers = ['EMPTY', 'dec', 'int', 'hex', 'uuid', 'slug', 'sticky'].filter((name) =>
+    name === 'EMPTY' ? hits.size > 0 : text.includes(`${name}(`),
+  )
+  // index.mjs loads the shard on first use and binds it to its own route table (so route
+  // objects are the index's, whoever loaded this module). The helpers are imported: module
+  // bindings are constant, so V8 inlines them into the walk.
+  code.block('export function bind(ROUTES) {', () => {
     for (const line of [...constants, ...regexes.declarations()]) code.line(line)
     code.line()
-    for (const line of body.toString().trimEnd().split('\n')) code.line(line)
+    for (const line of text.trimEnd().split('\n')) code.line(line)
     code.line(`return { ${exported.join(', ')} }`)
   })
-  return [BANNER(`Shard ${describe(shard)} (host: ${safeComment(options.hostLabel)}).`), code.toString()].join('\n')
+  return [
+    BANNER(`Shard ${describe(shard)} (host: ${safeComment(options.hostLabel)}).`),
+    ...(helpers.length > 0 ? [`import { ${helpers.join(', ')} } from './__helpers.mjs'`, ''] : []),
+    code.toString(),
+  ].join('\n')
 }
 
 function emitStatics(out: CodeWriter, statics: Map<string, Variant>, result: (v: Variant) => string): void {

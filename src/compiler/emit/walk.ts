@@ -126,7 +126,10 @@ function emitParamChild(ctx: WalkContext, node: TrieNode, j: string, e: string, 
       return
     }
     case 'hex':
-      ctx.out.block(`if (hex(path, ${j}, ${e})) {`, body)
+    case 'uuid':
+    case 'slug':
+      // Built-in types are character loops: no regex engine on the hot path.
+      ctx.out.block(`if (${segment.type}(path, ${j}, ${e})) {`, body)
       return
     default: {
       const re = ctx.regexes.use(segment)
