@@ -64,6 +64,11 @@ describe('fw init, fw route:cache build, node server.mjs', () => {
     for (const file of ['routes.ts', 'server.mjs', 'package.json', '.gitignore']) expect(existsSync(join(dir, file))).toBe(true)
   })
 
+  it('points the app\'s fw dependency at this copy of fw', () => {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
+    expect(manifest.dependencies.fw).toBe(`file:${REPO_ROOT.replace(/\/$/, '')}`)
+  })
+
   it('refuses to scaffold over existing files', async () => {
     const again = await runFw(['init', dir], { cwd: REPO_ROOT })
     expect(again.code).toBe(1)

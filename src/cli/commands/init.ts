@@ -2,12 +2,13 @@
 import type { Command } from 'commander'
 import pc from 'picocolors'
 import { existsSync } from 'node:fs'
-import { copyFile, mkdir, readdir } from 'node:fs/promises'
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Output } from '../output.js'
 
 const TEMPLATES = fileURLToPath(new URL('../../../templates/init', import.meta.url))
+const FW_ROOT = fileURLToPath(new URL('../../..', import.meta.url)).replace(/\/$/, '')
 // npm drops files named .gitignore from packages, so the template is stored without the dot.
 const RENAMES: Record<string, string> = { gitignore: '.gitignore' }
 
@@ -28,6 +29,10 @@ export function registerInitCommand(program: Command, output: Output): void {
       }
       await mkdir(target, { recursive: true })
       for (const name of names) await copyFile(join(TEMPLATES, name), join(target, RENAMES[name] ?? name))
+      // fw is installed from this copy of it (the "fw" name on the npm registry is not this project).
+      const manifest = join(target, 'package.json')
+      const text = await readFile(manifest, 'utf8')
+      await writeFile(manifest, text.replace('"fw": "*"', `"fw": ${JSON.stringify(`file:${FW_ROOT}`)}`))
       const where = relative(process.cwd(), target) || '.'
       output.out(`${pc.green('✔ created')} ${names.map((n) => RENAMES[n] ?? n).join(', ')} in ${pc.bold(where)}`)
       output.out(`next: ${where === '.' ? '' : `cd ${where} && `}npm install && npx fw serve --watch`)
