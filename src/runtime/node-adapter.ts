@@ -48,10 +48,14 @@ function send(res: ServerResponse, response: FwResponse, kernel: Kernel): void {
   const body = response.body
   const headers = response.headers as Record<string, string | string[]>
   if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
+    // Content-Length goes into the object given to writeHead: a setHeader() before it would
+    // send Node down its slow path (every header re-validated and stored one by one).
+    let out = headers
     if (body !== null && headers['content-length'] === undefined) {
-      res.setHeader('content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
+      out = Object.assign({}, headers)
+      out['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
     }
-    res.writeHead(response.status, headers)
+    res.writeHead(response.status, out)
     res.end(body ?? undefined)
     return
   }

@@ -6,6 +6,8 @@ import { FW_BIN, REPO_ROOT } from './project.js'
 export interface ServedApp {
   url: string
   port: number
+  /** The fw serve process (the cluster primary with --workers). */
+  pid: number
   output: () => string
   stop: () => Promise<number | null>
 }
@@ -28,6 +30,7 @@ export function serveApp(args: string[], options: { cwd?: string; env?: Record<s
         resolve({
           url,
           port: Number(new URL(url).port),
+          pid: child.pid!,
           output: () => text,
           stop: () =>
             new Promise((done) => {

@@ -8,12 +8,12 @@ import { clientAddress } from './client-ip.js'
 import { requestIdOf } from './request-id.js'
 import { traceIdOf } from './trace.js'
 
-export const requestContext: Middleware = async (request, next) => {
+export const requestContext: Middleware = (request, next) => {
   const id = requestIdOf(request.getHeaderLine('x-request-id'))
   const derived = request
     .withAttribute('client_ip', clientAddress(request))
     .withAttribute('request_id', id)
     .withAttribute('trace.trace_id', traceIdOf(request.getHeaderLine('traceparent')))
-  const response = await next(derived)
-  return response.withHeader('x-request-id', id)
+  // A plain .then, not an async function: one promise less on every request.
+  return next(derived).then((response) => response.withHeader('x-request-id', id))
 }
