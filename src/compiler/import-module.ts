@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { build, type BuildFailure, type Message } from 'esbuild'
+import { build, stop, type BuildFailure, type Message } from 'esbuild'
 import { displayPath } from '../define/location.js'
 import { FwError } from '../shared/errors.js'
 import { sha256 } from './build.js'
@@ -71,4 +71,9 @@ async function bundle(file: string, outfile: string): Promise<{ inputs: Record<s
       ...(location ? { location } : {}),
     })
   }
+}
+
+/** Ends esbuild's service process (a long-running server needs it no more after loading). */
+export function stopBundler(): Promise<void> {
+  return stop()
 }

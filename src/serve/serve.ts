@@ -35,6 +35,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     ? await loadRegister(options.routes)
     : (await buildCache({ routesFile: options.routes, cacheDir: options.cache })).register
   let kernel = await boot(options, register)
+  // Without --watch nothing is bundled again: let esbuild's service process go.
+  if (!options.watch) await (await import('../compiler/import-module.js')).stopBundler()
   const server = await startServer(kernel, options)
   if (!cluster.isWorker) {
     options.say(`fw serve → ${server.url}  (${kernel.router.routes.length} routes, ${kernel.env}${options.watch ? ', watching' : ''})`)
@@ -92,6 +94,7 @@ function untilSignal(): Promise<void> {
 /** The primary builds once, then forks workers and restarts those that crash. */
 async function runPrimary(options: ServeOptions): Promise<void> {
   await buildCache({ routesFile: options.routes, cacheDir: options.cache })
+  await (await import('../compiler/import-module.js')).stopBundler()
   // Without Redis, the primary keeps the throttle counters so that the limit holds across workers.
   if (!process.env.REDIS_URL) (await import('../throttle/index.js')).setupThrottlePrimary()
   let stopping = false

@@ -62,8 +62,8 @@ describe('fw serve', () => {
     try {
       const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${app.url}/hello`).then((r) => r.json() as Promise<{ hello: string }>)))
       expect(answers.every((a) => a.hello === 'world')).toBe(true)
-      // The primary's node children (esbuild's service process is a child too).
-      const workers = execFileSync('pgrep', ['-P', String(app.pid), '-f', 'fw.js'], { encoding: 'utf8' }).trim().split('\n')
+      // The primary's children are exactly the two workers (esbuild's service was stopped).
+      const workers = execFileSync('pgrep', ['-P', String(app.pid)], { encoding: 'utf8' }).trim().split('\n')
       expect(workers).toHaveLength(2)
       process.kill(Number(workers[0]), 'SIGKILL')
       await waitFor(() => /worker exited \(SIGKILL\); starting another/.test(app.output()), app.output)
