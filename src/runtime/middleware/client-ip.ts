@@ -4,19 +4,17 @@
  */
 import proxyaddr from 'proxy-addr'
 import type { FwRequest } from '../request/request.js'
+import { unmapAddress } from '../request/uri.js'
 import type { Middleware } from '../types.js'
-
-export function unmapIPv4(address: string): string {
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address
-}
 
 /** The client's address: the peer, or what X-Forwarded-For says through trusted proxies. */
 export function clientAddress(request: FwRequest): string {
   const forwarded = request.getHeaderLine('x-forwarded-for')
   const peer = request.getClientAddress()
-  if (forwarded === '') return unmapIPv4(peer)
+  // getClientAddress() is already unmapped; a forwarded address may still be ::ffff:-mapped.
+  if (forwarded === '') return peer
   const reqLike = { socket: { remoteAddress: peer }, headers: { 'x-forwarded-for': forwarded } }
-  return unmapIPv4(proxyaddr(reqLike as never, request.getTrustProxy()))
+  return unmapAddress(proxyaddr(reqLike as never, request.getTrustProxy()))!
 }
 
 /** Uses the request's own proxy trust (the kernel's `request.trustProxy`, TRUSTED_PROXIES by default). */
