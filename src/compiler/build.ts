@@ -10,7 +10,7 @@ import { fingerprintRoutes, type RouteRecord } from '../shared/route-record.js'
 import { analyzeRoutes, type HostGroup, type RouteTable } from './analyze.js'
 import { BANNER } from './emit/code.js'
 import { emitIndexModule, emitNamesModule, emitRoutesFiles, hostParamFields, type PlannedGroup } from './emit/modules.js'
-import { emitShard, planShards } from './emit/shards.js'
+import { emitShard, partVariants, planShards, type Shard } from './emit/shards.js'
 import { emitTypes } from './emit/types.js'
 import { buildMethodTables, type MethodTable } from './trie.js'
 
@@ -117,16 +117,9 @@ export { default } from './${generation}/routes.mjs'
 `
 }
 
-function countRoutes(shard: ReturnType<typeof planShards>[number]): number {
+function countRoutes(shard: Shard): number {
   const ids = new Set<number>()
-  const visit = (node: { terminal: { route: { record: { id: number } } } | null; children: unknown[] }): void => {
-    if (node.terminal) ids.add(node.terminal.route.record.id)
-    for (const child of node.children) visit(child as typeof node)
-  }
-  for (const part of shard.methods.values()) {
-    for (const v of part.statics.values()) ids.add(v.route.record.id)
-    if (part.node) visit(part.node)
-  }
+  for (const part of shard.methods.values()) for (const v of partVariants(part)) ids.add(v.route.record.id)
   return ids.size
 }
 

@@ -99,9 +99,15 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
   const staticResult = (variant: Variant): string =>
     result(variant, variant.absent.map((n) => `${lit(n)}: null`))
   const signature = shard.kind === 'dynamic' ? '(path, hp)' : '(path, e1, hp)'
+  const twin = anyTwin(shard)
   for (const method of METHOD_KEYS) {
     const part = shard.methods.get(method)
     if (!part) continue
+    if (method === 'ANY' && twin !== null) {
+      body.line(`/** Any method ${describe(shard)}: only ${twin} routes live here, so it is the same walk. */`)
+      body.line(`const ANY = ${twin}`)
+      continue
+    }
     body.line(method === 'ANY' ? `/** Any method ${describe(shard)} (decides 404 or 405 on a miss). */` : `/** ${method} ${describe(shard)}. */`)
     body.block(`function ${method}${signature} {`, () => {
       body.line('const len = path.length')
@@ -147,6 +153,31 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
     ...(helpers.length > 0 ? [`import { ${helpers.join(', ')} } from './__helpers.mjs'`, ''] : []),
     code.toString(),
   ].join('\n')
+}
+
+/** Every variant a shard part can return: its static paths and its trie's terminals. */
+export function partVariants(part: ShardPart): Set<Variant> {
+  const variants = new Set(part.statics.values())
+  const visit = (node: TrieNode): void => {
+    if (node.terminal) variants.add(node.terminal)
+    for (const child of node.children) visit(child)
+  }
+  if (part.node) visit(part.node)
+  return variants
+}
+
+/**
+ * The one method whose part of this shard returns exactly the variants ANY's does, or null. Then
+ * ANY's walk would be the same code. (Not so when that method's static paths moved to index.mjs:
+ * ANY keeps them, so the parts differ and ANY gets its own walk.)
+ */
+function anyTwin(shard: Shard): MethodKey | null {
+  const any = shard.methods.get('ANY')
+  const methods = [...shard.methods.keys()].filter((m) => m !== 'ANY')
+  if (!any || methods.length !== 1) return null
+  const mine = partVariants(shard.methods.get(methods[0]!)!)
+  const theirs = partVariants(any)
+  return mine.size === theirs.size && [...theirs].every((v) => mine.has(v)) ? methods[0]! : null
 }
 
 function emitStatics(out: CodeWriter, statics: Map<string, Variant>, result: (v: Variant) => string): void {
