@@ -5,6 +5,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from '../lib/fw.mjs'
 import { consoleTable, markdownTable } from '../lib/report.mjs'
+import { machineLines } from '../lib/machine.mjs'
 import { CONNECTIONS, PIPELINING } from './load.mjs'
 import { ECHO_BODY, FILLER_ROUTES } from './scenarios.mjs'
 
@@ -218,17 +219,8 @@ function setupNotes() {
 
 function machineSection(machine, versions, loadavg, dist) {
   const la = (v) => v.map((x) => x.toFixed(2)).join(' / ')
-  const list = Object.entries(versions)
-    .map(([name, v]) => `${name} ${v}`)
-    .join(', ')
   return [
-    '## Machine',
-    '',
-    `- CPU: ${machine.cpu} (${machine.cores} cores), ${machine.memoryGiB} GiB RAM`,
-    `- OS: ${machine.os}`,
-    `- Node ${machine.node}`,
-    `- Date: ${machine.date}`,
-    `- Packages: ${list}`,
+    ...machineLines(machine, 'Packages', versions),
     `- fw: git ${gitHead()}, ${distText(dist)}`,
     `- Load average (1 / 5 / 15 min) before the run: ${la(loadavg.before)}; after: ${la(loadavg.after)}`,
     '',

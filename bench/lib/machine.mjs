@@ -24,3 +24,20 @@ export function describeMachine() {
     date: new Date().toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
   }
 }
+
+// The "## Machine" heading and the lines every results section starts it with; `label` names the
+// versions list ("Routers", "Packages").
+export function machineLines(machine, label, versions) {
+  const list = Object.entries(versions)
+    .map(([name, v]) => `${name} ${v}`)
+    .join(', ')
+  return [
+    '## Machine',
+    '',
+    `- CPU: ${machine.cpu} (${machine.cores} cores), ${machine.memoryGiB} GiB RAM`,
+    `- OS: ${machine.os}`,
+    `- Node ${machine.node}`,
+    `- Date: ${machine.date}`,
+    `- ${label}: ${list}`,
+  ]
+}

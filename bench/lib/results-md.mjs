@@ -2,6 +2,7 @@
 // per route set and string mode, the fw 10,000-route numbers, and notes.
 
 import { ROUTERS } from './adapters.mjs'
+import { machineLines } from './machine.mjs'
 import {
   MODES,
   evaluateTargets,
@@ -58,25 +59,14 @@ const STATIC_NOTES = `- find-my-way 9.10.1 (installed) **has** \`compile()\` ("C
   \`/gplus\` prefix was needed; \`checkRouteSet()\` checks for duplicate method+path and for param
   names that differ at the same position. The API lists have at most two static segments: the
   "deep static" case is \`/search/repositories\`.
-- fw's \`miss\` numbers include working out 404 versus 405: in the generated code (cache format
-  1 at the time of writing) a miss runs every method's matcher again to build the Allow list
-  (HEAD runs GET's again). The peers return a bare no-match.
+- fw's \`miss\` numbers include working out 404 versus 405: a miss walks one merged
+  any-method trie (and only when that matches, each method's to build the Allow list). The peers
+  return a bare no-match.
 - Set (b) has no route with two params; its "several params" column is replaced by Hono's own
   lookups (same-radix static, param + static, POST).`
 
 function machineSection(machine, versions) {
-  const list = Object.entries(versions)
-    .map(([label, v]) => `${label} ${v}`)
-    .join(', ')
-  return [
-    '## Machine',
-    '',
-    `- CPU: ${machine.cpu} (${machine.cores} cores), ${machine.memoryGiB} GiB RAM`,
-    `- OS: ${machine.os}`,
-    `- Node ${machine.node}`,
-    `- Date: ${machine.date}`,
-    `- Routers: ${list}`,
-  ].join('\n')
+  return machineLines(machine, 'Routers', versions).join('\n')
 }
 
 function targetsSection(sets, runs, scale) {

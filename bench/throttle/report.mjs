@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { ROOT } from '../lib/fw.mjs'
 import { consoleTable, markdownTable } from '../lib/report.mjs'
 import { distText, gitHead } from '../http/report.mjs'
+import { machineLines } from '../lib/machine.mjs'
 import { CLIENTS, RULE } from './run-throttle.mjs'
 
 const pkgVersion = (name) =>
@@ -124,20 +125,12 @@ export function printThrottleSummary(result) {
 
 function machineSection(machine, result) {
   const la = (v) => v.map((x) => x.toFixed(2)).join(' / ')
-  const list = Object.entries(versions())
-    .map(([name, v]) => `${name} ${v}`)
-    .join(', ')
+
   const redis = result.redis.version
     ? `Redis ${result.redis.version} at ${result.redis.url} (same machine, loopback)`
     : `Redis at ${result.redis.url}: not reached`
   return [
-    '## Machine',
-    '',
-    `- CPU: ${machine.cpu} (${machine.cores} cores), ${machine.memoryGiB} GiB RAM`,
-    `- OS: ${machine.os}`,
-    `- Node ${machine.node}`,
-    `- Date: ${machine.date}`,
-    `- Packages: ${list}`,
+    ...machineLines(machine, 'Packages', versions()),
     `- ${redis}`,
     `- fw: git ${gitHead()}, ${distText(result.dist)}`,
     `- Load average (1 / 5 / 15 min) before the run: ${la(result.loadavg.before)}; after: ${la(result.loadavg.after)}`,
