@@ -75,9 +75,13 @@ export class BodySlot {
     )
   }
 
-  /** Whether `cleanup()` has anything to do (no body read, no overlay: nothing to remove). */
+  /**
+   * Whether `cleanup()` may have anything to do: a load still running or that left uploads, or an
+   * overlay. A body read without uploads (JSON, forms) has nothing to remove.
+   */
   needsCleanup(): boolean {
-    return this.#promise !== null || this.#base !== null
+    if (this.#base !== null) return true
+    return this.#promise !== null && (this.#data === null || this.#uploads.length > 0)
   }
 
   /** Removes temporary files of uploads this slot created and that were not moved. */

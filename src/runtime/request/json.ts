@@ -1,7 +1,11 @@
 /**
- * JSON bodies. `JSON.parse` turns `{"__proto__": ...}` into an own property, harmless by itself
- * but a trap for `Object.assign` and deep-merge helpers downstream; so the result is copied into
- * null-prototype objects without the forbidden keys, counting keys and depth on the way.
+ * JSON bodies. `JSON.parse` never calls the `__proto__` setter: `{"__proto__": ...}` becomes an
+ * own property, harmless by itself but a trap for `Object.assign` and deep-merge helpers
+ * downstream. So after parsing, one walk counts keys and depth against the limits and deletes the
+ * forbidden keys in place. The result stays made of ordinary objects and arrays, which V8 keeps
+ * in fast mode (a null-prototype copy made `JSON.stringify` of an echoed 1 KB body ~10x slower).
+ * Accessors (`input`, `only`, `has`…) read own properties only, so inherited members such as
+ * `toString` are never found through them.
  */
 import { badRequest, payloadTooLarge } from '../http-error.js'
 import { emptyParams, FORBIDDEN_KEYS } from './params.js'
@@ -13,6 +17,17 @@ export interface JsonLimits {
   depth: number
 }
 
+// Only a text that spells a forbidden key, or escapes characters (`\u005f_proto__`), can hold
+// one; the others skip the deletes.
+function mayHoldForbiddenKey(text: string): boolean {
+  return (
+    text.includes('__proto__') ||
+    text.includes('constructor') ||
+    text.includes('prototype') ||
+    text.includes('\\u')
+  )
+}
+
 /**
  * Parses a JSON body. Malformed → 400; deeper than `limits.depth` or more than `limits.keys`
  * keys → 413 (a limit, like an oversized body). An empty text is an empty object.
@@ -21,15 +36,18 @@ export interface JsonLimits {
  */
 export function parseJson(text: string, limits: JsonLimits): unknown {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
-  if (source.trim() === '') return emptyParams()
   let value: unknown
   try {
     // V8 parses iteratively, so a deeply nested body cannot overflow the stack here.
     value = JSON.parse(source)
   } catch (error) {
+    if (source.trim() === '') return emptyParams()
     throw badRequest('Malformed JSON body', { cause: error })
   }
-  return copyValue(value, 1, { keys: 0, limits })
+  if (typeof value === 'object' && value !== null) {
+    check(value, 1, { keys: 0, limits }, mayHoldForbiddenKey(source))
+  }
+  return value
 }
 
 interface Budget {
@@ -38,19 +56,28 @@ interface Budget {
 }
 
 // Recursion is bounded by `limits.depth`: we throw before descending further.
-function copyValue(value: unknown, depth: number, budget: Budget): unknown {
-  if (typeof value !== 'object' || value === null) return value
+function check(value: object, depth: number, budget: Budget, scrub: boolean): void {
   if (depth > budget.limits.depth) {
     throw payloadTooLarge(`JSON body nested deeper than ${budget.limits.depth} levels`)
   }
-  if (Array.isArray(value)) return value.map((item) => copyValue(item, depth + 1, budget))
-  const source = value as Record<string, unknown>
-  const copy = emptyParams()
-  for (const key of Object.keys(source)) {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i]
+      if (typeof item === 'object' && item !== null) check(item, depth + 1, budget, scrub)
+    }
+    return
+  }
+  const record = value as Record<string, unknown>
+  // for-in is ~2x faster than Object.keys() here; JSON.parse's objects inherit nothing enumerable.
+  for (const key in record) {
     if (++budget.keys > budget.limits.keys) {
       throw payloadTooLarge(`JSON body has more than ${budget.limits.keys} keys`)
     }
-    if (!FORBIDDEN_KEYS.has(key)) copy[key] = copyValue(source[key], depth + 1, budget)
+    if (scrub && FORBIDDEN_KEYS.has(key)) {
+      delete record[key]
+      continue
+    }
+    const item = record[key]
+    if (typeof item === 'object' && item !== null) check(item, depth + 1, budget, scrub)
   }
-  return copy
 }

@@ -1,8 +1,10 @@
 /**
- * Parsed input (query, form fields, JSON objects, cookies) lives in objects without a prototype,
- * so a client-chosen key can never reach `Object.prototype`, and reading `constructor` or
+ * Parsed input (query, form fields, cookies) lives in objects without a prototype, so a
+ * client-chosen key can never reach `Object.prototype`, and reading `constructor` or
  * `toString` finds nothing. The three keys below are dropped wherever input is parsed, because
  * code downstream (deep-merge helpers, `Object.assign`) may treat them specially even when we don't.
+ * JSON bodies are the exception: they stay ordinary objects for speed (see json.ts), and the
+ * accessors read own properties only.
  */
 
 /** A parsed parameter map (null prototype). */

@@ -46,6 +46,16 @@ describe('input()', () => {
     expect(r.has('hasOwnProperty')).toBe(false)
   })
 
+  it('drops forbidden JSON keys at any depth, also when spelled with escapes', () => {
+    const body = JSON.stringify({
+      list: [{ ok: 1, constructor: { prototype: { x: 1 } } }],
+      nested: { prototype: 1, keep: true },
+    }).replace('"ok"', '"\\u005f_proto__":{"polluted":1},"ok"')
+    const parsed = FwRequest.create({ headers: JSON_TYPE, body }).getParsedBody()
+    expect(parsed).toEqual({ list: [{ ok: 1 }], nested: { keep: true } })
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
   it('parses the body for any method (rule 1)', () => {
     const del = FwRequest.create({ method: 'DELETE', headers: JSON_TYPE, body: '{"id":3}' })
     expect(del.input('id')).toBe(3)
