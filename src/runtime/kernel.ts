@@ -13,9 +13,10 @@ import { FwError } from '../shared/errors.js'
 import { badRequest, methodNotAllowed, notFound } from './http-error.js'
 import { loadRouter, type CompiledRouter } from './load-router.js'
 import { createLogger } from './logger.js'
-import { builtinFactories, defaultPreGlobal } from './middleware/index.js'
+import { builtinFactories } from './middleware/index.js'
+import { withContext } from './middleware/context.js'
 import { moduleFactories } from './middleware/modules.js'
-import { compose } from './pipeline.js'
+import { compose, type Step } from './pipeline.js'
 import { FwRequest } from './request/request.js'
 import { FwResponse } from './response.js'
 import { UrlSigner } from './signed-url.js'
@@ -89,8 +90,10 @@ export class Kernel implements KernelServices {
   readonly #options: KernelOptions
   readonly #debug: boolean
   readonly #views: ViewEngine
-  #routes: ((request: FwRequest) => Promise<FwResponse>)[] = []
-  #entry: (request: FwRequest) => Promise<FwResponse> = async () => { throw new Error('kernel not booted') }
+  #routes: Step[] = []
+  #entry: Step = () => {
+    throw new Error('kernel not booted')
+  }
 
   private constructor(options: KernelOptions, router: CompiledRouter) {
     this.#options = options
@@ -131,8 +134,17 @@ export class Kernel implements KernelServices {
     return this.container.has(key) ? this.container.get<T>(key) : undefined
   }
 
-  /** Handles one request; never throws (errors become responses). */
-  async handle(request: FwRequest): Promise<FwResponse> {
+  /** Handles one request; never rejects (errors become responses). */
+  handle(request: FwRequest): Promise<FwResponse> {
+    const response = this.respond(request)
+    return response instanceof Promise ? response : Promise.resolve(response)
+  }
+
+  /**
+   * `handle()` for adapters: the response itself when every step answered synchronously (no
+   * promise, no microtask), else a promise that never rejects.
+   */
+  respond(request: FwRequest): FwResponse | Promise<FwResponse> {
     return this.#options.requestScopeEnabled ? scope.run({ request }, () => this.#entry(request)) : this.#entry(request)
   }
 
@@ -140,26 +152,32 @@ export class Kernel implements KernelServices {
     const factories: Record<string, MiddlewareFactory> = { ...builtinFactories(this), ...this.#modules, ...this.#options.middleware }
     const resolve = (ref: MiddlewareRef): Middleware => resolveMiddleware(ref, factories, registrar.aliases, this)
     const tagged = (tags: string[] | undefined): MiddlewareRef[] => (tags ?? []).flatMap((t) => this.container.tagged<MiddlewareRef>(t))
-    const pre = [
-      ...(this.#options.builtins === false ? [] : defaultPreGlobal(this)),
-      ...[...(this.#options.preGlobal ?? []), ...tagged(this.#options.preGlobalTags)].map(resolve),
-    ]
+    const pre = [...(this.#options.preGlobal ?? []), ...tagged(this.#options.preGlobalTags)].map(resolve)
     const post = [...(this.#options.postGlobal ?? []), ...tagged(this.#options.postGlobalTags)].map(resolve)
     const rescue = (error: unknown, request: FwRequest): Promise<FwResponse> => this.#rescue(error, request)
     const scoped = this.#options.requestScopeEnabled === true
     this.#routes = registrar.routes.map((record) => {
       const invoke = this.#invoker(record.handler)
       const layers = [...record.middleware.map(resolve), ...post]
-      const final = async (request: FwRequest): Promise<FwResponse> => {
-        if (!request.isBodyLoaded()) await request.loadBody()
+      // Synchronous unless the body is still to be read or the handler returns a promise.
+      const answer = (request: FwRequest): FwResponse | Promise<FwResponse> => {
         if (scoped) scope.getStore()!.request = request
         const params = request.getAttribute('route.params') as Record<string, unknown>
-        const response = toResponse(await invoke(request, Object.values(params)))
-        return response.view ? this.#render(response) : response
+        const result = invoke(request, Object.values(params))
+        return result instanceof Promise ? result.then((value) => this.#finish(value)) : this.#finish(result)
       }
+      const final = (request: FwRequest): FwResponse | Promise<FwResponse> =>
+        request.isBodyLoaded() ? answer(request) : request.loadBody().then(() => answer(request))
       return compose(layers, final, rescue)
     })
-    this.#entry = compose(pre, (request) => this.#dispatch(request), rescue)
+    const pipeline = compose(pre, (request) => this.#dispatch(request), rescue)
+    // The built-ins (request context, production HTTPS redirect) wrap everything, outermost.
+    this.#entry = this.#options.builtins === false ? pipeline : withContext(pipeline, rescue, this.env === 'production')
+  }
+
+  #finish(result: unknown): FwResponse | Promise<FwResponse> {
+    const response = toResponse(result)
+    return response.view ? this.#render(response) : response
   }
 
   #invoker(handler: Parameters<Invoker>[0]): Invoke {

@@ -28,19 +28,31 @@ export function createListener(current: () => Kernel): NodeListener {
       res.end('{"error":"Bad Request","code":400}')
       return
     }
-    kernel.handle(request).then(
-      (response) => {
-        // Uploaded temp files go once the response is sent or the client went away ('close').
-        if (request.needsCleanup()) res.once('close', () => void request.cleanup())
-        send(res, response, kernel)
-      },
-      (error: unknown) => {
-        kernel.log.error({ err: error }, 'The kernel failed to answer')
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
-        res.end('{"error":"Internal Server Error","code":500}')
-      },
+    let response: FwResponse | Promise<FwResponse>
+    try {
+      response = kernel.respond(request)
+    } catch (error) {
+      return fail(res, error, kernel)
+    }
+    // A response answered synchronously is written at once: no promise, no microtask.
+    if (!(response instanceof Promise)) return reply(res, request, response, kernel)
+    response.then(
+      (answered) => reply(res, request, answered, kernel),
+      (error: unknown) => fail(res, error, kernel),
     )
   }
+}
+
+function reply(res: ServerResponse, request: FwRequest, response: FwResponse, kernel: Kernel): void {
+  // Uploaded temp files go once the response is sent or the client went away ('close').
+  if (request.needsCleanup()) res.once('close', () => void request.cleanup())
+  send(res, response, kernel)
+}
+
+function fail(res: ServerResponse, error: unknown, kernel: Kernel): void {
+  kernel.log.error({ err: error }, 'The kernel failed to answer')
+  if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
+  res.end('{"error":"Internal Server Error","code":500}')
 }
 
 /** Writes a response. Hot path: keep it to one writeHead and one end for in-memory bodies. */

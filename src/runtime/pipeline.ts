@@ -7,7 +7,7 @@
  */
 import type { FwResponse } from './response.js'
 import type { FwRequest } from './request/request.js'
-import type { Middleware } from './types.js'
+import type { Middleware, Next } from './types.js'
 
 export type Step = (request: FwRequest) => FwResponse | Promise<FwResponse>
 export type Rescue = (error: unknown, request: FwRequest) => Promise<FwResponse>
@@ -18,24 +18,26 @@ export type Rescue = (error: unknown, request: FwRequest) => Promise<FwResponse>
  * const run = compose([requestId, trace], handler, rescue)
  * const response = await run(request)
  */
-export function compose(layers: readonly Middleware[], final: Step, rescue: Rescue): (request: FwRequest) => Promise<FwResponse> {
-  // steps[i] runs layer i (steps[layers.length] runs the final step), each guarded.
-  const steps: ((request: FwRequest) => Promise<FwResponse>)[] = new Array(layers.length + 1)
-  steps[layers.length] = guarded(final, rescue)
+export function compose(layers: readonly Middleware[], final: Step, rescue: Rescue): Step {
+  // steps[i] runs layer i (steps[layers.length] runs the final step), each guarded. Every step
+  // but the first is some layer's `next`, which promises a response; the first (what the caller
+  // runs) answers synchronously when it can.
+  const steps: Step[] = new Array(layers.length + 1)
+  steps[layers.length] = guarded(final, rescue, layers.length === 0)
   for (let i = layers.length - 1; i >= 0; i--) {
     const layer = layers[i]!
-    const next = steps[i + 1]!
-    steps[i] = guarded((request) => layer(request, next), rescue)
+    const next = steps[i + 1] as Next
+    steps[i] = guarded((request) => layer(request, next), rescue, i === 0)
   }
   return steps[0]!
 }
 
 /**
- * `step` as a function that always resolves to a response: what it throws (or rejects with) is
- * rescued. Not an async function: a step that returns a promise gets one `.then`, a synchronous
- * one none, which saves two promises and a microtask per layer.
+ * `step` guarded: what it throws (or rejects with) is rescued. Not an async function: a step
+ * that returns a promise gets one `.then`, a synchronous one none (and, when `sync` allows, its
+ * response is returned as it is), which saves promises and microtasks on every request.
  */
-function guarded(step: Step, rescue: Rescue): (request: FwRequest) => Promise<FwResponse> {
+function guarded(step: Step, rescue: Rescue, sync: boolean): Step {
   return (request) => {
     let result: FwResponse | Promise<FwResponse>
     try {
@@ -44,6 +46,6 @@ function guarded(step: Step, rescue: Rescue): (request: FwRequest) => Promise<Fw
       return rescue(error, request)
     }
     if (result instanceof Promise) return result.then(undefined, (error: unknown) => rescue(error, request))
-    return Promise.resolve(result)
+    return sync ? result : Promise.resolve(result)
   }
 }

@@ -1,19 +1,53 @@
 /**
  * The always-on request context: `client_ip`, `request_id` (echoed as X-Request-Id) and
- * `trace.trace_id` set in one middleware layer rather than three (one await, one response copy).
- * The separate middleware (clientIp, requestId, trace) remain for apps that turn builtins off.
+ * `trace.trace_id`, plus the production HTTPS redirect before them. The kernel wraps its whole
+ * pipeline in `withContext` rather than running these as middleware layers: no `next` promise,
+ * no guard, and a response answered synchronously stays synchronous. The separate middleware
+ * (clientIp, requestId, trace, httpsRedirect) remain for apps that turn builtins off.
  */
+import type { Rescue, Step } from '../pipeline.js'
+import type { FwRequest } from '../request/request.js'
+import type { FwResponse } from '../response.js'
 import type { Middleware } from '../types.js'
 import { clientAddress } from './client-ip.js'
+import { toHttps } from './https-redirect.js'
 import { requestIdOf } from './request-id.js'
 import { traceIdOf } from './trace.js'
 
-export const requestContext: Middleware = (request, next) => {
+/** `request` with the three context attributes, and its request id. */
+function withContextAttributes(request: FwRequest): { request: FwRequest; id: string } {
   const id = requestIdOf(request.getHeaderLine('x-request-id'))
-  const derived = request
-    .withAttribute('client_ip', clientAddress(request))
-    .withAttribute('request_id', id)
-    .withAttribute('trace.trace_id', traceIdOf(request.getHeaderLine('traceparent')))
-  // A plain .then, not an async function: one promise less on every request.
-  return next(derived).then((response) => response.withHeader('x-request-id', id))
+  const derived = request.withAttributes({
+    client_ip: clientAddress(request),
+    request_id: id,
+    'trace.trace_id': traceIdOf(request.getHeaderLine('traceparent')),
+  })
+  return { request: derived, id }
+}
+
+/**
+ * `inner` (the kernel's pipeline, which never throws) run in the request context.
+ * @example
+ * const entry = withContext(pipeline, rescue, kernel.env === 'production')
+ */
+export function withContext(inner: Step, rescue: Rescue, redirectToHttps: boolean): Step {
+  return (request) => {
+    let context: { request: FwRequest; id: string }
+    try {
+      if (redirectToHttps && !request.isSecure()) return toHttps(request)
+      context = withContextAttributes(request)
+    } catch (error) {
+      return rescue(error, request)
+    }
+    const { id } = context
+    const response = inner(context.request)
+    if (response instanceof Promise) return response.then((answered) => answered.withHeader('x-request-id', id))
+    return response.withHeader('x-request-id', id)
+  }
+}
+
+/** The same context as one middleware layer. */
+export const requestContext: Middleware = (request, next) => {
+  const context = withContextAttributes(request)
+  return next(context.request).then((response: FwResponse) => response.withHeader('x-request-id', context.id))
 }

@@ -2,11 +2,14 @@
  * In production, a request that is not secure (X-Forwarded-Proto from a trusted proxy counts) is
  * redirected with 301 to the https form of the same host and path (spec hardening rule 7).
  */
-import { redirect } from '../response.js'
+import type { FwRequest } from '../request/request.js'
+import { redirect, type FwResponse } from '../response.js'
 import type { Middleware } from '../types.js'
 
-export const httpsRedirect: Middleware = (request, next) => {
-  if (request.isSecure()) return next(request)
+/** The 301 to the https form of `request`'s URL. */
+export function toHttps(request: FwRequest): FwResponse {
   const query = request.getQueryString()
   return redirect(`https://${request.getHost()}${request.getPath()}${query ? `?${query}` : ''}`, 301)
 }
+
+export const httpsRedirect: Middleware = (request, next) => (request.isSecure() ? next(request) : toHttps(request))

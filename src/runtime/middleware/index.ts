@@ -8,11 +8,6 @@ import { negotiate } from './negotiate.js'
 import { requestId } from './request-id.js'
 import { trace } from './trace.js'
 
-/** client_ip, request_id and trace (one layer) — and in production the HTTPS redirect. */
-export function defaultPreGlobal(kernel: Kernel): Middleware[] {
-  return kernel.env === 'production' ? [httpsRedirect, requestContext] : [requestContext]
-}
-
 /** Aliases implemented by the runtime itself; auth, role and throttle come from their modules. */
 export function builtinFactories(kernel: Kernel): Record<string, MiddlewareFactory> {
   return {

@@ -61,9 +61,22 @@ export function headersFromWeb(headers: Headers): HeaderBag {
   return bag
 }
 
+// Lookups use a few names again and again (mostly constants in our own code): remember their
+// lowercase forms instead of lowercasing on every call.
+const LOWER = new Map<string, string>()
+
+function lowerName(name: string): string {
+  let lower = LOWER.get(name)
+  if (lower === undefined) {
+    lower = name.toLowerCase()
+    if (LOWER.size < 512) LOWER.set(name, lower)
+  }
+  return lower
+}
+
 /** The values of `name`, empty when absent. */
 export function headerValues(bag: HeaderBag, name: string): readonly string[] {
-  return bag.get(name.toLowerCase())?.values ?? []
+  return bag.get(lowerName(name))?.values ?? []
 }
 
 /** The first value of `name`, or undefined. */

@@ -40,7 +40,9 @@ class Attribute {
 
 /** Parsed once per state and shared by the copies `withAttribute` makes (it changes no header). */
 interface Cache {
-  location: uri.Location | null
+  trusted: boolean | null
+  scheme: 'http' | 'https' | null
+  authority: uri.Authority | null
 }
 
 export class FwRequest extends InputMethods {
@@ -48,7 +50,7 @@ export class FwRequest extends InputMethods {
   readonly #attributes: Attribute | null
   readonly #cache: Cache
 
-  private constructor(state: RequestState, attributes: Attribute | null = null, cache: Cache = { location: null }) {
+  private constructor(state: RequestState, attributes: Attribute | null = null, cache: Cache = { trusted: null, scheme: null, authority: null }) {
     super()
     this.#s = state
     this.#attributes = attributes
@@ -147,7 +149,7 @@ export class FwRequest extends InputMethods {
   }
 
   getScheme(): 'http' | 'https' {
-    return this.#where().scheme
+    return (this.#cache.scheme ??= uri.resolveScheme(this.#s.headers, this.#s.peer, this.isFromTrustedProxy()))
   }
 
   isSecure(): boolean {
@@ -156,15 +158,15 @@ export class FwRequest extends InputMethods {
 
   /** Lowercase host without port. */
   getHost(): string {
-    return this.#where().authority.host
+    return this.#authority().host
   }
 
   getPort(): number {
-    return uri.effectivePort(this.#where().authority, this.getScheme())
+    return uri.effectivePort(this.#authority(), this.getScheme())
   }
 
   getSchemeAndHttpHost(): string {
-    return uri.schemeAndHost(this.getScheme(), this.#where().authority)
+    return uri.schemeAndHost(this.getScheme(), this.#authority())
   }
 
   /** The raw, still percent-encoded path. */
@@ -193,7 +195,7 @@ export class FwRequest extends InputMethods {
 
   /** Whether the socket peer is a trusted proxy (so X-Forwarded-* headers count). */
   isFromTrustedProxy(): boolean {
-    return uri.isTrustedPeer(this.#s.peer, this.#s.options.trustProxy)
+    return (this.#cache.trusted ??= uri.isTrustedPeer(this.#s.peer, this.#s.options.trustProxy))
   }
 
   /** The proxy trust function in effect (for client-IP middleware walking X-Forwarded-For). */
@@ -201,8 +203,8 @@ export class FwRequest extends InputMethods {
     return this.#s.options.trustProxy
   }
 
-  #where(): uri.Location {
-    return (this.#cache.location ??= uri.locate(this.#s.headers, this.#s.peer, this.isFromTrustedProxy()))
+  #authority(): uri.Authority {
+    return (this.#cache.authority ??= uri.resolveAuthority(this.#s.headers, this.#s.peer, this.isFromTrustedProxy()))
   }
 
   // --- Query, cookies, server, attributes ----------------------------------------------------
@@ -350,6 +352,13 @@ export class FwRequest extends InputMethods {
 
   withAttribute(name: string, value: unknown): FwRequest {
     return new FwRequest(this.#s, new Attribute(name, value, false, this.#attributes), this.#cache)
+  }
+
+  /** A copy with several attributes set, in the object's key order (one copy, not one per key). */
+  withAttributes(attributes: Readonly<Record<string, unknown>>): FwRequest {
+    let chain = this.#attributes
+    for (const name in attributes) chain = new Attribute(name, attributes[name], false, chain)
+    return new FwRequest(this.#s, chain, this.#cache)
   }
 
   withoutAttribute(name: string): FwRequest {

@@ -52,6 +52,9 @@ export function effectiveMethod(state: RequestState): string {
   return NEVER_OVERRIDDEN.has(method) ? state.method : method
 }
 
+// A loaded empty slot never changes (nothing to load, nothing to clean up): all share one.
+const NO_BODY = BodySlot.loaded(emptyBody())
+
 /**
  * State of a Node request. This is the hot path: no parsing happens here.
  * @example
@@ -79,7 +82,7 @@ export function nodeState(req: IncomingMessage, options: ResolvedOptions): Reque
     server: () => serverParams({ method, target, headers, peer, ...base }),
     // Most requests carry no body: their slot is loaded (empty) from the start, so loadBody()
     // and cleanup() cost nothing on them.
-    body: hasBody(headers) ? wireSlot(headers, options, () => req) : BodySlot.loaded(emptyBody()),
+    body: hasBody(headers) ? wireSlot(headers, options, () => req) : NO_BODY,
   })
 }
 

@@ -27,19 +27,6 @@ export interface Authority {
 const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?$/
 const SCHEMES = new Set(['http', 'https'])
 
-export interface Location {
-  readonly scheme: 'http' | 'https'
-  readonly authority: Authority
-}
-
-/** Scheme and authority of a request, forwarded values counting only when `trusted`. */
-export function locate(headers: HeaderBag, peer: Peer, trusted: boolean): Location {
-  return {
-    scheme: resolveScheme(headers, peer, trusted),
-    authority: resolveAuthority(headers, peer, trusted),
-  }
-}
-
 /** Whether the socket peer is a proxy whose X-Forwarded-* headers we believe. */
 export function isTrustedPeer(peer: Peer, trust: TrustFunction): boolean {
   return (
@@ -115,7 +102,8 @@ function localAuthority(peer: Peer): Authority {
 
 /** `::ffff:1.2.3.4` → `1.2.3.4`; other addresses unchanged. */
 export function unmapAddress(address: string | undefined): string | undefined {
-  if (address === undefined) return undefined
+  // Only a mapped address starts with ':' (IPv4 never does): skip the lowercase copy otherwise.
+  if (address === undefined || address.charCodeAt(0) !== 58) return address
   return address.toLowerCase().startsWith('::ffff:') && address.includes('.')
     ? address.slice(7)
     : address
