@@ -5,8 +5,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { Container } from '../../../src/runtime/container.js'
-import type { FwRequest } from '../../../src/runtime/request/request.js'
-import { json } from '../../../src/runtime/response.js'
+import { FwRequest as FwRequestFactory, type FwRequest } from '../../../src/runtime/request/request.js'
+import { json, type FwResponse } from '../../../src/runtime/response.js'
 import type { Middleware, MiddlewareFactory } from '../../../src/runtime/types.js'
 import { bootKernel, buildCacheFor, call, cleanupTempDirs, jsonOf, textOf } from './support.js'
 import { Kernel } from '../../../src/runtime/kernel.js'
@@ -235,5 +235,39 @@ describe('what middleware can do', () => {
     expect(seenStatus).toBe(500)
     expect(response.status).toBe(500)
     expect(response.header('x-outer')).toBe('ran')
+  })
+})
+
+describe('synchronous answers', () => {
+  it('respond() gives the response itself when every step is synchronous, a promise otherwise', async () => {
+    const kernel = await bootKernel((r) => {
+      r.get('/sync', () => json({ sync: true }))
+      r.get('/async', async () => json({ sync: false }))
+      r.get('/wrapped', () => json({ wrapped: true }), { middleware: [(request, next) => next(request)] })
+    })
+    const request = (uri: string): FwRequest => FwRequestFactory.create({ uri })
+    const sync = kernel.respond(request('/sync'))
+    expect(sync).not.toBeInstanceOf(Promise)
+    expect(JSON.parse((sync as FwResponse).body as string)).toEqual({ sync: true })
+    // The built-in context still runs: the request id is echoed on the synchronous answer.
+    expect((sync as FwResponse).headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+    for (const uri of ['/async', '/wrapped']) {
+      const answer = kernel.respond(request(uri))
+      expect(answer).toBeInstanceOf(Promise)
+      expect((await answer).status).toBe(200)
+    }
+    // handle() always promises, whatever respond() gave.
+    await expect(kernel.handle(request('/sync'))).resolves.toMatchObject({ status: 200 })
+  })
+
+  it('a synchronous throw in a handler is still an error response', async () => {
+    const kernel = await bootKernel((r) => {
+      r.get('/boom', () => {
+        throw new Error('boom')
+      })
+    })
+    const answer = await kernel.respond(FwRequestFactory.create({ uri: '/boom' }))
+    expect(answer.status).toBe(500)
+    expect(JSON.parse(answer.body as string)).toMatchObject({ error: 'Internal Server Error' })
   })
 })

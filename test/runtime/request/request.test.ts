@@ -265,6 +265,11 @@ describe('immutability: every with* leaves the original unchanged', () => {
       (r: FwRequest) => r.getAttribute('at'),
     ],
     [
+      'withAttributes',
+      (r: FwRequest) => r.withAttributes({ at: 3, other: 'x' }),
+      (r: FwRequest) => [r.getAttribute('at'), r.getAttribute('other')],
+    ],
+    [
       'withoutAttribute',
       (r: FwRequest) => r.withoutAttribute('at'),
       (r: FwRequest) => r.getAttribute('at'),
