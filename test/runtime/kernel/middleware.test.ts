@@ -240,10 +240,11 @@ describe('what middleware can do', () => {
 
 describe('synchronous answers', () => {
   it('respond() gives the response itself when every step is synchronous, a promise otherwise', async () => {
+    const passThrough: Middleware = (request, next) => next(request)
     const kernel = await bootKernel((r) => {
       r.get('/sync', () => json({ sync: true }))
       r.get('/async', async () => json({ sync: false }))
-      r.get('/wrapped', () => json({ wrapped: true }), { middleware: [(request, next) => next(request)] })
+      r.get('/wrapped', () => json({ wrapped: true }), { middleware: [passThrough] })
     })
     const request = (uri: string): FwRequest => FwRequestFactory.create({ uri })
     const sync = kernel.respond(request('/sync'))
