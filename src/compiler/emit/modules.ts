@@ -8,7 +8,7 @@ import { METHOD_KEYS, type MethodKey } from '../trie.js'
 import type { Segment } from '../../shared/pattern.js'
 import { describeHandler, describeMiddleware } from '../../shared/route-record.js'
 import type { AnalyzedRoute, HostGroup } from '../analyze.js'
-import { BANNER, CodeWriter, hasLiteral, lit, safeComment } from './code.js'
+import { BANNER, CodeWriter, emitStaticSwitch, hasLiteral, lit, safeComment } from './code.js'
 import type { Shard } from './shards.js'
 
 export interface PlannedGroup {
@@ -192,7 +192,7 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey
     .filter(({ shard }) => shard.kind === 'bucket' && shard.methods.has(method))
   out.block(`function ${group.id}${method}(path, hp) {`, () => {
     out.line('const len = path.length')
-    emitInlinedStatics(out, group.inlined.get(method))
+    emitStaticSwitch(out, group.inlined.get(method) ?? new Map<string, Variant>(), (v) => `HIT${v.route.record.id}`)
     if (root !== -1) {
       out.block('if (len === 1) {', () => {
         out.line(`const r = ${shardFn(group, root, method)}(path, 1, hp)`)
@@ -223,18 +223,6 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey
     out.line(dynamic !== -1 ? `return ${shardFn(group, dynamic, method)}(path, hp)` : 'return null')
   })
   out.line()
-}
-
-function emitInlinedStatics(out: CodeWriter, statics: Map<string, Variant> | undefined): void {
-  if (!statics || statics.size === 0) return
-  const byLength = new Map<number, [string, Variant][]>()
-  for (const entry of statics) byLength.set(entry[0].length, [...(byLength.get(entry[0].length) ?? []), entry])
-  out.block('switch (len) {', () => {
-    for (const [length, entries] of [...byLength].sort((a, b) => a[0] - b[0])) {
-      const tests = entries.map(([path, v]) => `if (path === ${lit(path)}) return HIT${v.route.record.id}`)
-      out.line(`case ${length}: ${tests.join('; ')}; break`)
-    }
-  })
 }
 
 /** A method across host groups: domain routes first (in precedence order), then hostless ones. */

@@ -6,7 +6,7 @@
  */
 import type { Variant } from '../analyze.js'
 import { METHOD_KEYS, staticValue, type MethodKey, type MethodTable, type TrieNode } from '../trie.js'
-import { BANNER, CodeWriter, lit, safeComment } from './code.js'
+import { BANNER, CodeWriter, emitStaticSwitch, lit, safeComment } from './code.js'
 import { emitChildren, RegexPool, type WalkContext } from './walk.js'
 
 export interface ShardPart {
@@ -111,7 +111,7 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
     body.line(method === 'ANY' ? `/** Any method ${describe(shard)} (decides 404 or 405 on a miss). */` : `/** ${method} ${describe(shard)}. */`)
     body.block(`function ${method}${signature} {`, () => {
       body.line('const len = path.length')
-      emitStatics(body, part.statics, staticResult)
+      emitStaticSwitch(body, part.statics, staticResult)
       if (part.node) {
         const ctx: WalkContext = { out: body, regexes, result }
         if (shard.kind === 'dynamic') {
@@ -178,18 +178,6 @@ function anyTwin(shard: Shard): MethodKey | null {
   const mine = partVariants(shard.methods.get(methods[0]!)!)
   const theirs = partVariants(any)
   return mine.size === theirs.size && [...theirs].every((v) => mine.has(v)) ? methods[0]! : null
-}
-
-function emitStatics(out: CodeWriter, statics: Map<string, Variant>, result: (v: Variant) => string): void {
-  if (statics.size === 0) return
-  const byLength = new Map<number, [string, Variant][]>()
-  for (const entry of statics) byLength.set(entry[0].length, [...(byLength.get(entry[0].length) ?? []), entry])
-  out.block('switch (len) {', () => {
-    for (const [length, entries] of [...byLength].sort((a, b) => a[0] - b[0])) {
-      const tests = entries.map(([path, v]) => `if (path === ${lit(path)}) return ${result(v)}`)
-      out.line(`case ${length}: ${tests.join('; ')}; break`)
-    }
-  })
 }
 
 /** `/files/{p:.*}` also matches `/files`: at the bucket node itself the rest is empty. */
