@@ -44,11 +44,12 @@ class Gen {
 
 const PARAM_FORMS = ['{p}', '{p:int}', '{p:uuid}', '{p:hex}', '{p:slug}', '{p:[A-Z]{3}}', '{p:[a-z]+\\.txt}', '{p:[^x]+}', '{p:a|ab}']
 
-function randomPattern(g: Gen, catchAll: boolean): string {
+function randomPattern(g: Gen, catchAll: boolean, staticFirst = false): string {
   const depth = 1 + g.int(4)
   const segments: string[] = []
   for (let i = 0; i < depth; i++) {
-    segments.push(g.chance(0.55) ? g.pick(WORDS) : g.pick(PARAM_FORMS).replace('p', `p${i}`))
+    const literal = (staticFirst && i === 0) || g.chance(0.55)
+    segments.push(literal ? g.pick(WORDS) : g.pick(PARAM_FORMS).replace('p', `p${i}`))
   }
   if (catchAll) segments.push(`{rest:${g.pick(['.*', '.+'])}}`)
   else if (g.chance(0.15)) segments.push(`{opt${depth}?}`)
@@ -69,12 +70,16 @@ function randomTable(g: Gen): RouteRecord[] {
     }
   }
   const count = 5 + g.int(35)
+  // One table in three is shaped like most APIs: no domain routes, and every path starts with a
+  // literal segment (the matcher then answers some misses without its any-method walk).
+  const apiLike = g.chance(1 / 3)
   for (let i = 0; i < count; i++) {
-    const host = g.chance(0.1) ? g.pick(['{t}.ex.com', 'api.ex.com']) : null
-    tryAdd({ method: g.pick(METHODS), path: g.chance(0.05) ? '/' : randomPattern(g, false), host })
+    const host = !apiLike && g.chance(0.1) ? g.pick(['{t}.ex.com', 'api.ex.com']) : null
+    tryAdd({ method: g.pick(METHODS), path: g.chance(0.05) ? '/' : randomPattern(g, false, apiLike), host })
   }
   for (let i = 0, n = g.int(4); i < n; i++) {
-    tryAdd({ method: g.pick(METHODS), path: g.chance(0.3) ? '/{rest:.*}' : randomPattern(g, true), host: null })
+    const path = !apiLike && g.chance(0.3) ? '/{rest:.*}' : randomPattern(g, true, apiLike)
+    tryAdd({ method: g.pick(METHODS), path, host: null })
   }
   return collectRoutes((r) => register(r, accepted)).routes
 }

@@ -118,7 +118,7 @@ export function emitIndexModule(groups: readonly PlannedGroup[], fingerprint: st
   }
   out.line()
   for (const group of groups) {
-    for (const method of methods.filter((m) => hasMethod(group, m))) emitGroupMethod(out, group, method)
+    for (const method of methods.filter((m) => hasMethod(group, m))) emitGroupMethod(out, group, method, groups.length === 1)
   }
   for (const method of methods) emitMethod(out, groups, method)
   const dispatch = HTTP_METHODS.filter((m) => httpMethods.includes(m) || (m === 'HEAD' && httpMethods.includes('GET')))
@@ -182,11 +182,28 @@ function emitInlinedResults(out: CodeWriter, groups: readonly PlannedGroup[]): v
   out.line()
 }
 
-/** One host group's entry for one method: static paths, root, the first segment's shard, dynamic. */
-function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey): void {
+/**
+ * One host group's entry for one method: static paths, root, the first segment's shard, dynamic.
+ * When `only` (the group is the app's only one), a miss in a shard that no other method uses
+ * answers NOT_FOUND at once: no route of any method can match, so match() skips the any-method
+ * walk it would otherwise run to tell 404 from 405.
+ */
+function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey, only: boolean): void {
   const index = (kind: Shard['kind']): number => group.shards.findIndex((s) => s.kind === kind && s.methods.has(method))
   const root = index('root')
   const dynamic = index('dynamic')
+  const noDynamic = !group.shards.some((s) => s.kind === 'dynamic')
+  const othersInlined = new Set<string>()
+  for (const [m, statics] of group.inlined) {
+    if (m === method || m === 'ANY') continue
+    for (const path of statics.keys()) othersInlined.add(path.slice(1).split('/')[0]!)
+  }
+  const conclusive = (shard: Shard): boolean =>
+    only &&
+    noDynamic &&
+    method !== 'ANY' &&
+    [...shard.methods.keys()].every((m) => m === method || m === 'ANY') &&
+    !othersInlined.has(shard.bucket)
   const buckets = group.shards
     .map((shard, s) => ({ shard, s }))
     .filter(({ shard }) => shard.kind === 'bucket' && shard.methods.has(method))
@@ -211,10 +228,11 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey
             byEnd.set(end, [...(byEnd.get(end) ?? []), b])
           }
           for (const [end, list] of [...byEnd].sort((a, b) => a[0] - b[0])) {
-            const tests = list.map(
-              ({ shard, s }) =>
-                `if (${hasLiteral(shard.bucket, '1')}) { const r = ${shardFn(group, s, method)}(path, e1, hp); if (r !== null) return r; break }`,
-            )
+            const tests = list.map(({ shard, s }) => {
+              const call = `${shardFn(group, s, method)}(path, e1, hp)`
+              const then = conclusive(shard) ? `{ const r = ${call}; return r !== null ? r : NOT_FOUND }` : `{ const r = ${call}; if (r !== null) return r; break }`
+              return `if (${hasLiteral(shard.bucket, '1')}) ${then}`
+            })
             out.line(`case ${end}: ${tests.join(' ')} break`)
           }
         })
@@ -263,7 +281,10 @@ function emitMatch(out: CodeWriter, methods: HttpMethod[], explicitHead: boolean
     out.block('try {', () => out.line('if (ANY(path, host) === null) return NOT_FOUND'), '} catch {}')
     out.line('const allow = []')
     out.block('for (const [method, find] of ALLOWABLE) {', () => {
-      out.block('try {', () => out.line('if (find(path, host) !== null) allow.push(method)'), '} catch {')
+      out.block('try {', () => {
+        out.line('const r = find(path, host)')
+        out.line('if (r !== null && r !== NOT_FOUND) allow.push(method)')
+      }, '} catch {')
       out.line('  allow.push(method)')
       out.line('}')
     })
