@@ -442,6 +442,29 @@ describe('routes metadata', () => {
     })
   })
 
+  it('is a frozen array of the very records match() returns, however it is first touched', async () => {
+    const register = (r: Registrar): void => {
+      for (let i = 0; i < 40; i++) r.get(`/r${i}/{id}`, noop, `r${i}`)
+      r.post('/r7/{id}', noop, 'r7.post')
+    }
+    // match() first: the records it parsed are the ones the table holds later.
+    const first = await compileRoutes(register)
+    const found = first.match('POST', '/r7/x')
+    expect('route' in found && found.route === first.routes[40]).toBe(true)
+    expect(Array.isArray(first.routes)).toBe(true)
+    expect(Object.isFrozen(first.routes)).toBe(true)
+    expect(Object.isFrozen(first.routes[3])).toBe(true)
+    expect(first.routes.map((route) => route.name).slice(0, 3)).toEqual(['r0', 'r1', 'r2'])
+    expect(() => (first.routes as unknown[]).push({})).toThrow(TypeError)
+    // The table first: JSON, spreading and keys see every route.
+    const second = await compileRoutes(register)
+    expect(JSON.parse(JSON.stringify(second.routes))).toHaveLength(41)
+    expect([...second.routes].at(-1)).toMatchObject({ id: 40, method: 'POST', name: 'r7.post' })
+    expect(Object.keys(second.routes)).toHaveLength(41)
+    const again = second.match('GET', '/r39/y')
+    expect('route' in again && again.route === second.routes[39]).toBe(true)
+  })
+
   it('carries the same middleware list on a match result', async () => {
     const m = await compileRoutes((r) => {
       r.group({ middleware: ['auth'] }, (r) =>

@@ -21,9 +21,10 @@ export interface PlannedGroup {
 }
 
 /**
- * `__routes.json` (one route per line) and `__routes.mjs`, which reads it: one frozen record per
- * route, in registration order (index = route id). Reading JSON is what keeps cold start low
- * with thousands of routes: V8 parses JSON text several times faster than the same data as code.
+ * `__routes.json` (one route per line) and `__routes.mjs`, which reads it. A record is parsed the
+ * first time something asks for it (`route(id)`: the index's static hits at import, a shard's
+ * routes when it loads), so importing the router does not parse thousands of records it may never
+ * return. `ROUTES`, the whole table as a frozen array, is filled on first use.
  */
 export function emitRoutesFiles(routes: readonly AnalyzedRoute[]): { json: string; module: string } {
   const rows = routes.map(({ record: r }) =>
@@ -41,10 +42,37 @@ export function emitRoutesFiles(routes: readonly AnalyzedRoute[]): { json: strin
     BANNER('The route table (metadata of every route, indexed by route id), read from __routes.json.'),
     `import { readFileSync } from 'node:fs'`,
     '',
-    'const freeze = (route) => (Object.freeze(route.middleware), Object.freeze(route))',
+    `const COUNT = ${routes.length}`,
     "const text = readFileSync(new URL('./__routes.json', import.meta.url), 'utf8')",
+    '// Line 0 is "[", line id + 1 holds route id (with a trailing comma but on the last).',
+    'let lines = null',
+    'const records = new Array(COUNT).fill(null)',
     '',
-    'export const ROUTES = Object.freeze(JSON.parse(text).map(freeze))',
+    '/** The frozen metadata of route `id`: parsed on first use, the same object every time. */',
+    'export function route(id) {',
+    '  let record = records[id]',
+    '  if (record === null) {',
+    "    lines ??= text.split('\\n')",
+    '    const line = lines[id + 1]',
+    "    record = JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line)",
+    '    Object.freeze(record.middleware)',
+    '    records[id] = record = Object.freeze(record)',
+    '  }',
+    '  return record',
+    '}',
+    '',
+    '// The whole table: a frozen array of the same records, filled when first touched.',
+    'const table = []',
+    'function fill() {',
+    '  if (Object.isFrozen(table)) return',
+    '  for (let id = 0; id < COUNT; id++) table.push(route(id))',
+    '  Object.freeze(table)',
+    '}',
+    'const handler = {}',
+    "for (const trap of ['get', 'set', 'has', 'deleteProperty', 'defineProperty', 'getOwnPropertyDescriptor', 'ownKeys', 'getPrototypeOf', 'setPrototypeOf', 'isExtensible', 'preventExtensions']) {",
+    '  handler[trap] = (target, ...rest) => (fill(), Reflect[trap](target, ...rest))',
+    '}',
+    'export const ROUTES = new Proxy(table, handler)',
     '',
   ].join('\n')
   return { json: `[\n${rows.join(',\n')}\n]\n`, module }
@@ -126,7 +154,7 @@ export function emitIndexModule(groups: readonly PlannedGroup[], fingerprint: st
   return [
     BANNER('Entry of one generation: match(), urlFor(), routes. Imported through ../router.mjs.'),
     `import { createRequire } from 'node:module'`,
-    `import { ROUTES } from './__routes.mjs'`,
+    `import { ROUTES, route } from './__routes.mjs'`,
     `import { EMPTY, buildUrl, normalizeHost } from './__helpers.mjs'`,
     '',
     `export { setBaseUrl, UrlGenerationError } from './__helpers.mjs'`,
@@ -154,7 +182,7 @@ const shardFn = (group: PlannedGroup, s: number, method: MethodKey): string =>
 function emitLoaders(out: CodeWriter, groups: readonly PlannedGroup[]): void {
   const all = groups.flatMap((group) => group.shards.map((shard, s) => ({ name: `${group.id}s${s}`, file: shard.file })))
   out.line(`let ${all.map((s) => `${s.name} = null`).join(', ')}`)
-  out.line("const shard = (file) => require(`./${file}.mjs`).bind(ROUTES)")
+  out.line("const shard = (file) => require(`./${file}.mjs`).bind(route)")
   out.line()
   out.line('/** Loads every shard now (optional: match() loads what it needs on first use). */')
   out.block('export function load() {', () => {
@@ -177,7 +205,7 @@ function emitInlinedResults(out: CodeWriter, groups: readonly PlannedGroup[]): v
     }
   }
   for (const [id, params] of [...ids].sort((a, b) => a[0] - b[0])) {
-    out.line(`const HIT${id} = Object.freeze({ route: ROUTES[${id}], params: ${params} })`)
+    out.line(`const HIT${id} = Object.freeze({ route: route(${id}), params: ${params} })`)
   }
   out.line()
 }

@@ -130,7 +130,7 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
     body.line()
   }
   for (const id of [...routeIds].sort((a, b) => a - b)) {
-    constants.push(`const R${id} = ROUTES[${id}]`)
+    constants.push(`const R${id} = route(${id})`)
     if (hits.has(id)) constants.push(`const HIT${id} = Object.freeze({ route: R${id}, params: EMPTY })`)
   }
   const code = new CodeWriter()
@@ -142,7 +142,7 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
   // index.mjs loads the shard on first use and binds it to its own route table (so route
   // objects are the index's, whoever loaded this module). The helpers are imported: module
   // bindings are constant, so V8 inlines them into the walk.
-  code.block('export function bind(ROUTES) {', () => {
+  code.block('export function bind(route) {', () => {
     for (const line of [...constants, ...regexes.declarations()]) code.line(line)
     code.line()
     for (const line of text.trimEnd().split('\n')) code.line(line)
