@@ -256,12 +256,14 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey
             byEnd.set(end, [...(byEnd.get(end) ?? []), b])
           }
           for (const [end, list] of [...byEnd].sort((a, b) => a[0] - b[0])) {
-            const tests = list.map(({ shard, s }) => {
-              const call = `${shardFn(group, s, method)}(path, e1, hp)`
-              const then = conclusive(shard) ? `{ const r = ${call}; return r !== null ? r : NOT_FOUND }` : `{ const r = ${call}; if (r !== null) return r; break }`
-              return `if (${hasLiteral(shard.bucket, '1')}) ${then}`
+            out.line(`case ${end}:`)
+            out.indent(() => {
+              emitBucketTree(out, list, 1, ({ shard, s }) => {
+                const call = `${shardFn(group, s, method)}(path, e1, hp)`
+                return conclusive(shard) ? `{ const r = ${call}; return r !== null ? r : NOT_FOUND }` : `{ const r = ${call}; if (r !== null) return r }`
+              })
+              out.line('break')
             })
-            out.line(`case ${end}: ${tests.join(' ')} break`)
           }
         })
       })
@@ -269,6 +271,42 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey
     out.line(dynamic !== -1 ? `return ${shardFn(group, dynamic, method)}(path, hp)` : 'return null')
   })
   out.line()
+}
+
+/**
+ * Dispatch on the first segment among buckets of one length, as a character trie: a switch on
+ * the character at `at` while several buckets remain, then the rest of the one left compared
+ * inline. 300 buckets of one length cost a few switches instead of 300 literal tests, and far
+ * less code. Control leaves every branch at its end (the caller's `break` follows).
+ */
+function emitBucketTree<B extends { shard: Shard }>(out: CodeWriter, list: readonly B[], at: number, call: (bucket: B) => string): void {
+  if (list.length === 1) {
+    const rest = list[0]!.shard.bucket.slice(at - 1)
+    out.line(rest === '' ? call(list[0]!) : `if (${hasLiteral(rest, String(at))}) ${call(list[0]!)}`)
+    return
+  }
+  // A prefix every bucket left shares ("res" of res0…res299) is one test, not a switch per character.
+  let shared = 0
+  const first = list[0]!.shard.bucket
+  while (at - 1 + shared < first.length - 1 && list.every((b) => b.shard.bucket[at - 1 + shared] === first[at - 1 + shared])) shared++
+  if (shared > 0) {
+    out.block(`if (${hasLiteral(first.slice(at - 1, at - 1 + shared), String(at))}) {`, () => emitBucketTree(out, list, at + shared, call))
+    return
+  }
+  const byChar = new Map<number, B[]>()
+  for (const b of list) {
+    const code = b.shard.bucket.charCodeAt(at - 1)
+    byChar.set(code, [...(byChar.get(code) ?? []), b])
+  }
+  out.block(`switch (path.charCodeAt(${at})) {`, () => {
+    for (const [code, group] of [...byChar].sort((a, b) => a[0] - b[0])) {
+      out.line(`case ${code}: // ${safeComment(String.fromCharCode(code))}`)
+      out.indent(() => {
+        emitBucketTree(out, group, at + 1, call)
+        out.line('break')
+      })
+    }
+  })
 }
 
 /** A method across host groups: domain routes first (in precedence order), then hostless ones. */
