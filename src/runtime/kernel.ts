@@ -191,7 +191,7 @@ export class Kernel implements KernelServices {
     const method = request.getMethod()
     const found = this.router.match(method, request.getPath(), this.#hosts ? request.getHost() : undefined)
     if ('route' in found) {
-      const routed = request.withAttribute('route.name', found.route.name).withAttribute('route.params', found.params)
+      const routed = request.withAttributes({ 'route.name': found.route.name, 'route.params': found.params })
       return this.#routes[found.route.id]!(routed)
     }
     if (found.status === 405) {

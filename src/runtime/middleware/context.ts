@@ -14,14 +14,20 @@ import { toHttps } from './https-redirect.js'
 import { requestIdOf } from './request-id.js'
 import { traceIdOf } from './trace.js'
 
-/** `request` with the three context attributes, and its request id. */
+/**
+ * `request` with the three context attributes, and its request id. The id is needed for the
+ * response header; the client address and trace id are computed when first read (most handlers
+ * never read them), from the request as it arrived.
+ */
 function withContextAttributes(request: FwRequest): { request: FwRequest; id: string } {
   const id = requestIdOf(request.getHeaderLine('x-request-id'))
-  const derived = request.withAttributes({
-    client_ip: clientAddress(request),
-    request_id: id,
-    'trace.trace_id': traceIdOf(request.getHeaderLine('traceparent')),
-  })
+  const derived = request.withAttributes(
+    { request_id: id },
+    {
+      client_ip: () => clientAddress(request),
+      'trace.trace_id': () => traceIdOf(request.getHeaderLine('traceparent')),
+    },
+  )
   return { request: derived, id }
 }
 

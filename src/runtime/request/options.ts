@@ -24,18 +24,20 @@ export function compileTrust(addresses: string | readonly string[] = []): TrustF
 }
 
 /**
- * Caches trust decisions per address and hop: proxy-addr parses the address on every call
- * (~2 µs), and a server sees the same few peers (its proxies) again and again.
+ * Caches trust decisions for socket peers: proxy-addr parses the address on every call (~2 µs),
+ * and a server sees the same few peers (its proxies) again and again.
  */
 function remember(trust: TrustFunction): TrustFunction {
+  // Only hop 0 (the socket peer, asked on every request) is cached, so no key string is built;
+  // further hops come from X-Forwarded-For, client input that must not grow the cache.
   const known = new Map<string, boolean>()
   return (address, hop) => {
-    const key = `${hop} ${address}`
-    let answer = known.get(key)
+    if (hop !== 0) return trust(address, hop)
+    let answer = known.get(address)
     if (answer === undefined) {
-      answer = trust(address, hop)
+      answer = trust(address, 0)
       if (known.size >= 1024) known.clear()
-      known.set(key, answer)
+      known.set(address, answer)
     }
     return answer
   }

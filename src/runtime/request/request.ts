@@ -30,12 +30,29 @@ import * as uri from './uri.js'
  * `withAttribute` is O(1): a new node on a shared chain, not a copy of the whole state.
  */
 class Attribute {
+  #value: unknown
+  #compute: (() => unknown) | null
+
   constructor(
     readonly name: string,
-    readonly value: unknown,
+    value: unknown,
     readonly removed: boolean,
     readonly next: Attribute | null,
-  ) {}
+    compute: (() => unknown) | null = null,
+  ) {
+    this.#value = value
+    this.#compute = compute
+  }
+
+  /** The value; a computed one is computed on first read, once for every copy sharing the node. */
+  get value(): unknown {
+    if (this.#compute !== null) {
+      const compute = this.#compute
+      this.#compute = null
+      this.#value = compute()
+    }
+    return this.#value
+  }
 }
 
 /** Parsed once per state and shared by the copies `withAttribute` makes (it changes no header). */
@@ -354,10 +371,19 @@ export class FwRequest extends InputMethods {
     return new FwRequest(this.#s, new Attribute(name, value, false, this.#attributes), this.#cache)
   }
 
-  /** A copy with several attributes set, in the object's key order (one copy, not one per key). */
-  withAttributes(attributes: Readonly<Record<string, unknown>>): FwRequest {
+  /**
+   * A copy with several attributes set, in the object's key order (one copy, not one per key).
+   * `computed` ones are computed on first read, at most once (for values most requests never
+   * read, such as a generated trace id).
+   * @example
+   * request.withAttributes({ tenant: 'acme' }, { report: () => expensiveReport() })
+   */
+  withAttributes(attributes: Readonly<Record<string, unknown>>, computed?: Readonly<Record<string, () => unknown>>): FwRequest {
     let chain = this.#attributes
     for (const name in attributes) chain = new Attribute(name, attributes[name], false, chain)
+    if (computed !== undefined) {
+      for (const name in computed) chain = new Attribute(name, undefined, false, chain, computed[name]!)
+    }
     return new FwRequest(this.#s, chain, this.#cache)
   }
 

@@ -203,6 +203,19 @@ describe('query, headers, cookies, server params, attributes', () => {
     expect(r.getAttribute('missing', 7)).toBe(7)
     expect(r.getAttributes()).toEqual({ client_ip: '1.2.3.4' })
   })
+
+  it('computes a computed attribute on first read, once for every copy', () => {
+    let calls = 0
+    const r = FwRequest.create().withAttributes({ plain: 1 }, { costly: () => ++calls })
+    const copy = r.withAttribute('other', 2)
+    expect(calls).toBe(0)
+    expect(copy.getAttribute('costly')).toBe(1)
+    expect(r.getAttribute('costly')).toBe(1)
+    expect(r.getAttributes()).toEqual({ plain: 1, costly: 1 })
+    expect(calls).toBe(1)
+    expect(r.withAttribute('costly', 'set').getAttribute('costly')).toBe('set')
+    expect(r.withoutAttribute('costly').getAttribute('costly')).toBeNull()
+  })
 })
 
 describe('immutability: every with* leaves the original unchanged', () => {
