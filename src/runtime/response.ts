@@ -64,9 +64,13 @@ export class FwResponse {
  * @example
  * return json({ id: 1 }, 201)
  */
-export function json(data: unknown, status = 200, headers: HeaderMap = {}): FwResponse {
-  return new FwResponse(status, { 'content-type': 'application/json; charset=utf-8', ...headers }, JSON.stringify(data) ?? 'null')
+export function json(data: unknown, status = 200, headers?: HeaderMap): FwResponse {
+  const body = JSON.stringify(data) ?? 'null'
+  // The constructor copies the headers it is given, so the common case can pass a shared object.
+  return new FwResponse(status, headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers }, body)
 }
+
+const JSON_HEADERS: HeaderMap = { 'content-type': 'application/json; charset=utf-8' }
 
 /** Any body with status and headers (text/plain unless a content-type is given). */
 export function create(body: Body = '', status = 200, headers: HeaderMap = {}): FwResponse {
