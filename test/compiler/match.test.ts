@@ -297,6 +297,32 @@ describe('encoding', () => {
   })
 })
 
+describe('regex parameters', () => {
+  it('match the whole segment, alternatives included, whatever the path string is', async () => {
+    const m = await compileRoutes((r) => {
+      r.get('/alt/{p:a|ab}', noop, 'alt')
+      r.get('/code/{c:[A-Z]{3}}/x', noop, 'code')
+    })
+    const sliced = (path: string): string => `/padding-to-make-a-sliced-string${path}`.slice(32)
+    for (const view of [(p: string) => p, sliced]) {
+      expect(hit(m.match('GET', view('/alt/ab')))).toEqual({ name: 'alt', params: { p: 'ab' } })
+      expect(hit(m.match('GET', view('/code/ABC/x')))).toEqual({ name: 'code', params: { c: 'ABC' } })
+      expect(m.match('GET', view('/code/ABCD/x'))).toEqual({ status: 404 })
+      expect(m.match('GET', view('/alt/abc'))).toEqual({ status: 404 })
+    }
+  })
+
+  it('see the path around them when they use anchors or word boundaries, as in a whole-path pattern', async () => {
+    const m = await compileRoutes((r) => {
+      r.get('/anchored/{p:^x}', noop, 'anchored')
+      r.get('/word/{p:\\bw\\w*}', noop, 'word')
+    })
+    // `^` inside a path pattern can never match mid-path: the route is unreachable.
+    expect(m.match('GET', '/anchored/x')).toEqual({ status: 404 })
+    expect(hit(m.match('GET', '/word/wow'))).toEqual({ name: 'word', params: { p: 'wow' } })
+  })
+})
+
 describe('catch-alls and slash-capable regexes', () => {
   let m: CompiledModule
   beforeAll(async () => {
