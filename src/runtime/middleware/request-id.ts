@@ -10,7 +10,7 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 /** The request id: a well-formed incoming X-Request-Id, else a new UUID. */
 export function requestIdOf(incoming: string): string {
-  return SAFE_ID.test(incoming) ? incoming : randomUUID()
+  return incoming !== '' && SAFE_ID.test(incoming) ? incoming : randomUUID()
 }
 
 export const requestId: Middleware = async (request, next) => {

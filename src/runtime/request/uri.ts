@@ -42,7 +42,8 @@ export function isTrustedPeer(peer: Peer, trust: TrustFunction): boolean {
 export function lastForwarded(headers: HeaderBag, name: string): string | undefined {
   const values = headerValues(headers, name)
   if (values.length === 0) return undefined
-  const joined = values.join(',')
+  // One field line is the common case: no join needed.
+  const joined = values.length === 1 ? values[0]! : values.join(',')
   const value = joined.slice(joined.lastIndexOf(',') + 1).trim()
   return value === '' ? undefined : value
 }
@@ -50,7 +51,9 @@ export function lastForwarded(headers: HeaderBag, name: string): string | undefi
 /** 'https' or 'http'. */
 export function resolveScheme(headers: HeaderBag, peer: Peer, trusted: boolean): 'http' | 'https' {
   if (trusted) {
-    const proto = lastForwarded(headers, 'x-forwarded-proto')?.toLowerCase()
+    const forwarded = lastForwarded(headers, 'x-forwarded-proto')
+    if (forwarded === 'https' || forwarded === 'http') return forwarded
+    const proto = forwarded?.toLowerCase()
     if (proto !== undefined && SCHEMES.has(proto)) return proto as 'http' | 'https'
   }
   return peer.encrypted ? 'https' : 'http'
