@@ -14,21 +14,10 @@ import { toHttps } from './https-redirect.js'
 import { requestIdOf } from './request-id.js'
 import { traceIdOf } from './trace.js'
 
-/**
- * `request` with the three context attributes, and its request id. The id is needed for the
- * response header; the client address and trace id are computed when first read (most handlers
- * never read them), from the request as it arrived.
- */
-function withContextAttributes(request: FwRequest): { request: FwRequest; id: string } {
-  const id = requestIdOf(request.getHeaderLine('x-request-id'))
-  const derived = request.withAttributes(
-    { request_id: id },
-    {
-      client_ip: () => clientAddress(request),
-      'trace.trace_id': () => traceIdOf(request.getHeaderLine('traceparent')),
-    },
-  )
-  return { request: derived, id }
+// Computed on first read, from the request as it arrived: most handlers never read them.
+const COMPUTED = {
+  client_ip: clientAddress,
+  'trace.trace_id': (request: FwRequest): string => traceIdOf(request.getHeaderLine('traceparent')),
 }
 
 /**
@@ -38,15 +27,16 @@ function withContextAttributes(request: FwRequest): { request: FwRequest; id: st
  */
 export function withContext(inner: Step, rescue: Rescue, redirectToHttps: boolean): Step {
   return (request) => {
-    let context: { request: FwRequest; id: string }
+    let id: string
+    let derived: FwRequest
     try {
       if (redirectToHttps && !request.isSecure()) return toHttps(request)
-      context = withContextAttributes(request)
+      id = requestIdOf(request.getHeaderLine('x-request-id'))
+      derived = request.withAttributes({ request_id: id }, COMPUTED)
     } catch (error) {
       return rescue(error, request)
     }
-    const { id } = context
-    const response = inner(context.request)
+    const response = inner(derived)
     if (response instanceof Promise) return response.then((answered) => answered.withHeader('x-request-id', id))
     return response.withHeader('x-request-id', id)
   }
@@ -54,6 +44,7 @@ export function withContext(inner: Step, rescue: Rescue, redirectToHttps: boolea
 
 /** The same context as one middleware layer. */
 export const requestContext: Middleware = (request, next) => {
-  const context = withContextAttributes(request)
-  return next(context.request).then((response: FwResponse) => response.withHeader('x-request-id', context.id))
+  const id = requestIdOf(request.getHeaderLine('x-request-id'))
+  const derived = request.withAttributes({ request_id: id }, COMPUTED)
+  return next(derived).then((response: FwResponse) => response.withHeader('x-request-id', id))
 }

@@ -74,9 +74,11 @@ function lowerName(name: string): string {
   return lower
 }
 
+const NO_VALUES: readonly string[] = Object.freeze([])
+
 /** The values of `name`, empty when absent. */
 export function headerValues(bag: HeaderBag, name: string): readonly string[] {
-  return bag.get(lowerName(name))?.values ?? []
+  return bag.get(lowerName(name))?.values ?? NO_VALUES
 }
 
 /** The first value of `name`, or undefined. */

@@ -31,14 +31,15 @@ import * as uri from './uri.js'
  */
 class Attribute {
   #value: unknown
-  #compute: (() => unknown) | null
+  #compute: ((request: FwRequest) => unknown) | null
 
+  /** `value` is the request to compute from when `compute` is given. */
   constructor(
     readonly name: string,
     value: unknown,
     readonly removed: boolean,
     readonly next: Attribute | null,
-    compute: (() => unknown) | null = null,
+    compute: ((request: FwRequest) => unknown) | null = null,
   ) {
     this.#value = value
     this.#compute = compute
@@ -49,7 +50,7 @@ class Attribute {
     if (this.#compute !== null) {
       const compute = this.#compute
       this.#compute = null
-      this.#value = compute()
+      this.#value = compute(this.#value as FwRequest)
     }
     return this.#value
   }
@@ -109,7 +110,7 @@ export class FwRequest extends InputMethods {
   }
 
   async cleanup(): Promise<void> {
-    const slots = [...this.#s.slots].filter((slot) => slot.needsCleanup())
+    const slots = this.#s.slots.filter((slot) => slot.needsCleanup())
     if (slots.length > 0) await Promise.all(slots.map((slot) => slot.cleanup()))
   }
 
@@ -339,7 +340,7 @@ export class FwRequest extends InputMethods {
   /** A copy whose raw content is `content`, parsed again by the Content-Type. */
   withBody(content: string | Buffer): FwRequest {
     const slot = contentSlot(Buffer.from(content), this.#s.headers, this.#s.options)
-    this.#s.slots.add(slot)
+    this.#s.slots.push(slot)
     return this.#with({ body: slot })
   }
 
@@ -373,16 +374,17 @@ export class FwRequest extends InputMethods {
 
   /**
    * A copy with several attributes set, in the object's key order (one copy, not one per key).
-   * `computed` ones are computed on first read, at most once (for values most requests never
-   * read, such as a generated trace id).
+   * `computed` ones are computed on first read, at most once, from this request (for values most
+   * requests never read, such as a generated trace id); a constant object of functions costs
+   * nothing per request.
    * @example
-   * request.withAttributes({ tenant: 'acme' }, { report: () => expensiveReport() })
+   * request.withAttributes({ tenant: 'acme' }, { agent: (r) => parseAgent(r.getHeaderLine('user-agent')) })
    */
-  withAttributes(attributes: Readonly<Record<string, unknown>>, computed?: Readonly<Record<string, () => unknown>>): FwRequest {
+  withAttributes(attributes: Readonly<Record<string, unknown>>, computed?: Readonly<Record<string, (request: FwRequest) => unknown>>): FwRequest {
     let chain = this.#attributes
     for (const name in attributes) chain = new Attribute(name, attributes[name], false, chain)
     if (computed !== undefined) {
-      for (const name in computed) chain = new Attribute(name, undefined, false, chain, computed[name]!)
+      for (const name in computed) chain = new Attribute(name, this, false, chain, computed[name]!)
     }
     return new FwRequest(this.#s, chain, this.#cache)
   }

@@ -37,7 +37,7 @@ export interface RequestState {
   readonly peer: Peer
   readonly body: BodySlot
   /** Every slot that may own temp files, shared by all instances derived from one request. */
-  readonly slots: Set<BodySlot>
+  readonly slots: BodySlot[]
   readonly options: ResolvedOptions
 }
 
@@ -70,20 +70,30 @@ export function nodeState(req: IncomingMessage, options: ResolvedOptions): Reque
     localPort: socket.localPort,
   }
   const headers = headersFromNode(req)
-  const method = (req.method ?? 'GET').toUpperCase()
+  // Node's parser gives the method uppercase (no copy then); other callers may not.
+  const wire = req.method ?? 'GET'
+  const method = isUpperCase(wire) ? wire : wire.toUpperCase()
   const target = req.url ?? '/'
-  const base = { protocol: `HTTP/${req.httpVersion}`, time: Date.now() }
+  const time = Date.now()
   return assemble({
     method,
     target,
     headers,
     peer,
     options,
-    server: () => serverParams({ method, target, headers, peer, ...base }),
+    server: () => serverParams({ method, target, headers, peer, protocol: `HTTP/${req.httpVersion}`, time }),
     // Most requests carry no body: their slot is loaded (empty) from the start, so loadBody()
     // and cleanup() cost nothing on them.
     body: hasBody(headers) ? wireSlot(headers, options, () => req) : NO_BODY,
   })
+}
+
+function isUpperCase(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 97 && c <= 122) return false
+  }
+  return true
 }
 
 function headersFromNode(req: IncomingMessage): HeaderBag {
@@ -138,6 +148,9 @@ export interface Parts {
   attributes?: ReadonlyMap<string, unknown>
 }
 
+// Constructor attributes are only ever read (later ones live on FwRequest's chain): share one.
+const NO_ATTRIBUTES: ReadonlyMap<string, unknown> = new Map()
+
 /** Fills the lazily derived parts and registers the body slot for cleanup. */
 export function assemble(parts: Parts): RequestState {
   const { headers, options, target } = parts
@@ -150,8 +163,8 @@ export function assemble(parts: Parts): RequestState {
     peer: parts.peer,
     options,
     body: parts.body,
-    slots: new Set([parts.body]),
-    attributes: parts.attributes ?? new Map(),
+    slots: [parts.body],
+    attributes: parts.attributes ?? NO_ATTRIBUTES,
     server: memoize(parts.server),
     query: query
       ? () => query

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kernel } from '../../../src/runtime/kernel.js'
 import type { FwRequest } from '../../../src/runtime/request/request.js'
+import { newRequestId } from '../../../src/runtime/middleware/request-id.js'
 import { bootKernel, call, cleanupTempDirs, jsonOf, serve, type Register } from './support.js'
 
 afterAll(cleanupTempDirs)
@@ -54,6 +55,12 @@ describe('request id', () => {
       seen.add(body.request_id)
     }
     expect(seen.size).toBe(5)
+  })
+
+  it('generates version 4 UUIDs that do not repeat, across batches', () => {
+    const ids = Array.from({ length: 2000 }, () => newRequestId())
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(new Set(ids).size).toBe(ids.length)
   })
 
   it('echoes the id on error responses and puts it in the error body', async () => {
