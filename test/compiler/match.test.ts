@@ -137,6 +137,21 @@ describe('static and parameter routes', () => {
   })
 })
 
+describe('404 or 405 when only one method has routes under a first segment', () => {
+  it('still sees the static paths of other methods and answers 405 for them', async () => {
+    const m = await compileRoutes((r) => {
+      r.get('/users/{id}', noop, 'users.show')
+      r.post('/users', noop, 'users.store')
+      r.put('/users/{id}/avatar', noop, 'users.avatar')
+    })
+    expect(m.match('GET', '/users')).toEqual({ status: 405, allow: ['POST'] })
+    expect(m.match('POST', '/users/7')).toEqual({ status: 405, allow: ['GET', 'HEAD'] })
+    expect(m.match('GET', '/users/7/avatar')).toEqual({ status: 405, allow: ['PUT'] })
+    expect(m.match('GET', '/users/7/nope')).toEqual({ status: 404 })
+    expect(m.match('DELETE', '/users/7/avatar/x')).toEqual({ status: 404 })
+  })
+})
+
 describe('methods', () => {
   let m: CompiledModule
   beforeAll(async () => {

@@ -232,6 +232,10 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey
     method !== 'ANY' &&
     [...shard.methods.keys()].every((m) => m === method || m === 'ANY') &&
     !othersInlined.has(shard.bucket)
+  // Otherwise, when no other shard can match its paths, a miss runs the shard's own any-method
+  // walk (ANY keeps every static path in its shards: it is never inlined): null there is a 404
+  // too, without going back through the index and miss().
+  const provable = (shard: Shard): boolean => only && noDynamic && method !== 'ANY' && shard.methods.has('ANY')
   const buckets = group.shards
     .map((shard, s) => ({ shard, s }))
     .filter(({ shard }) => shard.kind === 'bucket' && shard.methods.has(method))
@@ -260,7 +264,9 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey
             out.indent(() => {
               emitBucketTree(out, list, 1, ({ shard, s }) => {
                 const call = `${shardFn(group, s, method)}(path, e1, hp)`
-                return conclusive(shard) ? `{ const r = ${call}; return r !== null ? r : NOT_FOUND }` : `{ const r = ${call}; if (r !== null) return r }`
+                if (conclusive(shard)) return `{ const r = ${call}; return r !== null ? r : NOT_FOUND }`
+                if (provable(shard)) return `{ const r = ${call}; if (r !== null) return r; if (noneIn(${shardFn(group, s, 'ANY')}, path, e1, hp)) return NOT_FOUND }`
+                return `{ const r = ${call}; if (r !== null) return r }`
               })
               out.line('break')
             })
@@ -341,6 +347,13 @@ function emitMatch(out: CodeWriter, methods: HttpMethod[], explicitHead: boolean
     out.line()
   }
   out.line(`const ALLOWABLE = [${methods.map((m) => `[${lit(m)}, ${m}]`).join(', ')}]`)
+  out.line()
+  out.line("/** Whether a shard's any-method walk finds nothing (a malformed escape: it may, miss() decides). */")
+  out.block('function noneIn(any, path, e1, hp) {', () => {
+    out.block('try {', () => out.line('return any(path, e1, hp) === null'), '} catch {')
+    out.line('  return false')
+    out.line('}')
+  })
   out.line()
   out.line('/** 404 unless some method matches the path (one walk); then the exact 405 allow list. */')
   out.block('function miss(path, host) {', () => {
