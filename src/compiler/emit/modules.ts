@@ -145,12 +145,15 @@ export function emitIndexModule(groups: readonly PlannedGroup[], fingerprint: st
     if (group.host.pattern !== null) out.line(`const ${group.id}HOST = new RegExp(${lit(hostRegex(group.host.segments))})`)
   }
   out.line()
+  let usesNoneIn = false
   for (const group of groups) {
-    for (const method of methods.filter((m) => hasMethod(group, m))) emitGroupMethod(out, group, method, groups.length === 1)
+    for (const method of methods.filter((m) => hasMethod(group, m))) {
+      usesNoneIn = emitGroupMethod(out, group, method, groups.length === 1) || usesNoneIn
+    }
   }
   for (const method of methods) emitMethod(out, groups, method)
   const dispatch = HTTP_METHODS.filter((m) => httpMethods.includes(m) || (m === 'HEAD' && httpMethods.includes('GET')))
-  emitMatch(out, dispatch, httpMethods.includes('HEAD'), groups.length > 1)
+  emitMatch(out, dispatch, { explicitHead: httpMethods.includes('HEAD'), hasHosts: groups.length > 1, usesNoneIn })
   return [
     BANNER('Entry of one generation: match(), urlFor(), routes. Imported through ../router.mjs.'),
     `import { createRequire } from 'node:module'`,
@@ -212,30 +215,28 @@ function emitInlinedResults(out: CodeWriter, groups: readonly PlannedGroup[]): v
 
 /**
  * One host group's entry for one method: static paths, root, the first segment's shard, dynamic.
- * When `only` (the group is the app's only one), a miss in a shard that no other method uses
- * answers NOT_FOUND at once: no route of any method can match, so match() skips the any-method
- * walk it would otherwise run to tell 404 from 405.
+ * When `only` (the group is the app's only one) and no path starts with a parameter, nothing
+ * outside a bucket's shard can match its paths, so a miss there is settled without match()'s
+ * any-method walk from the index: at once when no other method has routes in the shard (or
+ * static paths inlined in the index under it), else by the shard's own any-method walk
+ * (ANY is never inlined, so its shard part has every path). Returns whether it used noneIn().
  */
-function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey, only: boolean): void {
+function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey, only: boolean): boolean {
   const index = (kind: Shard['kind']): number => group.shards.findIndex((s) => s.kind === kind && s.methods.has(method))
   const root = index('root')
   const dynamic = index('dynamic')
-  const noDynamic = !group.shards.some((s) => s.kind === 'dynamic')
+  const settled = only && method !== 'ANY' && !group.shards.some((s) => s.kind === 'dynamic')
   const othersInlined = new Set<string>()
   for (const [m, statics] of group.inlined) {
     if (m === method || m === 'ANY') continue
     for (const path of statics.keys()) othersInlined.add(path.slice(1).split('/')[0]!)
   }
-  const conclusive = (shard: Shard): boolean =>
-    only &&
-    noDynamic &&
-    method !== 'ANY' &&
-    [...shard.methods.keys()].every((m) => m === method || m === 'ANY') &&
-    !othersInlined.has(shard.bucket)
-  // Otherwise, when no other shard can match its paths, a miss runs the shard's own any-method
-  // walk (ANY keeps every static path in its shards: it is never inlined): null there is a 404
-  // too, without going back through the index and miss().
-  const provable = (shard: Shard): boolean => only && noDynamic && method !== 'ANY' && shard.methods.has('ANY')
+  const missRule = (shard: Shard): 'none' | 'own' | 'any-walk' => {
+    if (!settled || !shard.methods.has('ANY')) return 'none'
+    const exclusive = [...shard.methods.keys()].every((m) => m === method || m === 'ANY')
+    return exclusive && !othersInlined.has(shard.bucket) ? 'own' : 'any-walk'
+  }
+  let usesNoneIn = false
   const buckets = group.shards
     .map((shard, s) => ({ shard, s }))
     .filter(({ shard }) => shard.kind === 'bucket' && shard.methods.has(method))
@@ -264,9 +265,11 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey
             out.indent(() => {
               emitBucketTree(out, list, 1, ({ shard, s }) => {
                 const call = `${shardFn(group, s, method)}(path, e1, hp)`
-                if (conclusive(shard)) return `{ const r = ${call}; return r !== null ? r : NOT_FOUND }`
-                if (provable(shard)) return `{ const r = ${call}; if (r !== null) return r; if (noneIn(${shardFn(group, s, 'ANY')}, path, e1, hp)) return NOT_FOUND }`
-                return `{ const r = ${call}; if (r !== null) return r }`
+                const rule = missRule(shard)
+                if (rule === 'own') return `{ const r = ${call}; return r !== null ? r : NOT_FOUND }`
+                if (rule === 'none') return `{ const r = ${call}; if (r !== null) return r }`
+                usesNoneIn = true
+                return `{ const r = ${call}; if (r !== null) return r; if (noneIn(${shardFn(group, s, 'ANY')}, path, e1, hp)) return NOT_FOUND }`
               })
               out.line('break')
             })
@@ -277,6 +280,7 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey
     out.line(dynamic !== -1 ? `return ${shardFn(group, dynamic, method)}(path, hp)` : 'return null')
   })
   out.line()
+  return usesNoneIn
 }
 
 /**
@@ -338,7 +342,7 @@ function emitMethod(out: CodeWriter, groups: readonly PlannedGroup[], method: Me
   out.line()
 }
 
-function emitMatch(out: CodeWriter, methods: HttpMethod[], explicitHead: boolean, hasHosts: boolean): void {
+function emitMatch(out: CodeWriter, methods: HttpMethod[], { explicitHead, hasHosts, usesNoneIn }: { explicitHead: boolean; hasHosts: boolean; usesNoneIn: boolean }): void {
   const hasGet = methods.includes('GET')
   if (methods.includes('HEAD')) {
     out.line('// HEAD: explicit HEAD routes first, then GET routes.')
@@ -348,13 +352,15 @@ function emitMatch(out: CodeWriter, methods: HttpMethod[], explicitHead: boolean
   }
   out.line(`const ALLOWABLE = [${methods.map((m) => `[${lit(m)}, ${m}]`).join(', ')}]`)
   out.line()
-  out.line("/** Whether a shard's any-method walk finds nothing (a malformed escape: it may, miss() decides). */")
-  out.block('function noneIn(any, path, e1, hp) {', () => {
-    out.block('try {', () => out.line('return any(path, e1, hp) === null'), '} catch {')
-    out.line('  return false')
-    out.line('}')
-  })
-  out.line()
+  if (usesNoneIn) {
+    out.line("/** Whether a shard's any-method walk finds nothing (a malformed escape: it may, miss() decides). */")
+    out.block('function noneIn(any, path, e1, hp) {', () => {
+      out.block('try {', () => out.line('return any(path, e1, hp) === null'), '} catch {')
+      out.line('  return false')
+      out.line('}')
+    })
+    out.line()
+  }
   out.line('/** 404 unless some method matches the path (one walk); then the exact 405 allow list. */')
   out.block('function miss(path, host) {', () => {
     out.block('try {', () => out.line('if (ANY(path, host) === null) return NOT_FOUND'), '} catch {}')
