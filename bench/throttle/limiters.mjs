@@ -43,6 +43,32 @@ function ready(client, timeoutMs = 5000) {
   })
 }
 
+// A rate-limiter-flexible limiter (memory or Redis) in the harness's shape: consume() resolves
+// when allowed and rejects with the limiter's result when refused.
+function rlfAdapter(limiter, clients, close) {
+  const count = clients.length
+  return {
+    check: (i) =>
+      limiter.consume(clients[i]).then(
+        () => true,
+        (e) => !refusedByRlf(e),
+      ),
+    async loop(n, start) {
+      let refused = 0
+      for (let i = 0, j = start; i < n; i++) {
+        try {
+          await limiter.consume(clients[j])
+        } catch (error) {
+          if (refusedByRlf(error)) refused++
+        }
+        if (++j === count) j = 0
+      }
+      return refused
+    },
+    close,
+  }
+}
+
 export const LIMITERS = [
   {
     id: 'fw-store',
@@ -161,27 +187,7 @@ export const LIMITERS = [
     async make(rule, { clients }) {
       const { RateLimiterMemory } = await import('rate-limiter-flexible')
       const limiter = new RateLimiterMemory({ points: rule.max, duration: rule.windowMs / 1000 })
-      const count = clients.length
-      return {
-        check: (i) =>
-          limiter.consume(clients[i]).then(
-            () => true,
-            (e) => !refusedByRlf(e),
-          ),
-        async loop(n, start) {
-          let refused = 0
-          for (let i = 0, j = start; i < n; i++) {
-            try {
-              await limiter.consume(clients[j])
-            } catch (error) {
-              if (refusedByRlf(error)) refused++
-            }
-            if (++j === count) j = 0
-          }
-          return refused
-        },
-        close() {},
-      }
+      return rlfAdapter(limiter, clients, () => {})
     },
   },
   {
@@ -253,27 +259,7 @@ export const LIMITERS = [
         points: rule.max,
         duration: rule.windowMs / 1000,
       })
-      const count = clients.length
-      return {
-        check: (i) =>
-          limiter.consume(clients[i]).then(
-            () => true,
-            (e) => !refusedByRlf(e),
-          ),
-        async loop(n, start) {
-          let refused = 0
-          for (let i = 0, j = start; i < n; i++) {
-            try {
-              await limiter.consume(clients[j])
-            } catch (error) {
-              if (refusedByRlf(error)) refused++
-            }
-            if (++j === count) j = 0
-          }
-          return refused
-        },
-        close: () => client.quit(),
-      }
+      return rlfAdapter(limiter, clients, () => client.quit())
     },
   },
   {
