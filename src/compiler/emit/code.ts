@@ -78,12 +78,9 @@ export function emitStaticSwitch<V>(out: CodeWriter, statics: ReadonlyMap<string
   if (statics.size === 0) return
   const byLength = new Map<number, [string, V][]>()
   for (const entry of statics) byLength.set(entry[0].length, [...(byLength.get(entry[0].length) ?? []), entry])
-  const equals = (path: string, skip: number): string => {
-    if (path.length > STATIC_CHARS_MAX) return `path === ${lit(path)}`
-    // Position 0 is always '/', checked by match(); `skip` was tested by the switch.
-    const tests = [...path].flatMap((c, i) => (i === 0 || i === skip ? [] : [`path.charCodeAt(${i}) === ${c.charCodeAt(0)}`]))
-    return `/* ${safeComment(path)} */ ${tests.length === 0 ? 'true' : tests.join(' && ')}`
-  }
+  // Position 0 is always '/', checked by match().
+  const equals = (path: string): string =>
+    path.length > STATIC_CHARS_MAX ? `path === ${lit(path)}` : hasLiteral(path.slice(1), '1')
   out.block('switch (len) {', () => {
     for (const [length, entries] of [...byLength].sort((a, b) => a[0] - b[0])) {
       if (length === 1) {
@@ -101,7 +98,7 @@ export function emitStaticSwitch<V>(out: CodeWriter, statics: ReadonlyMap<string
       out.indent(() => {
         out.block(`switch (path.charCodeAt(${at})) {`, () => {
           for (const [code, group] of byChar) {
-            const tests = group.map(([path, v]) => `if (${equals(path, at)}) return ${result(v)}`)
+            const tests = group.map(([path, v]) => `if (${equals(path)}) return ${result(v)}`)
             out.line(`case ${code}: ${tests.join('; ')}; break`)
           }
         })
