@@ -378,7 +378,7 @@ export class FwRequest extends InputMethods {
    * requests never read, such as a generated trace id); a constant object of functions costs
    * nothing per request.
    * @example
-   * request.withAttributes({ tenant: 'acme' }, { agent: (r) => parseAgent(r.getHeaderLine('user-agent')) })
+   * request.withAttributes({ tenant: 'acme' }, { agent: (r) => r.getHeaderLine('user-agent').toLowerCase() })
    */
   withAttributes(attributes: Readonly<Record<string, unknown>>, computed?: Readonly<Record<string, (request: FwRequest) => unknown>>): FwRequest {
     let chain = this.#attributes
