@@ -26,18 +26,80 @@ export function headersFromDistinct(distinct: Record<string, string[] | undefine
 }
 
 /**
- * A bag from Node's `req.rawHeaders` ([name, value, name, value, ...] as received). Reading it
- * avoids Node building `headers` and `headersDistinct` objects on every request.
+ * A bag from Node's `req.rawHeaders` ([name, value, name, value, ...] as received). Nothing is
+ * built up front: `get`/`has` scan the list (a request carries a dozen headers, and a request
+ * reads a handful of them, mostly absent ones), which is ~5x cheaper than filling a Map; anything
+ * else (iteration, size, copies) builds the Map once. Node builds neither `headers` nor
+ * `headersDistinct` for us either.
  */
 export function headersFromRaw(raw: readonly string[]): HeaderBag {
-  const bag = new Map<string, HeaderEntry>()
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase()
-    const entry = bag.get(name)
-    if (entry === undefined) bag.set(name, { name, values: [raw[i + 1]!] })
-    else (entry.values as string[]).push(raw[i + 1]!)
+  return new RawHeaders(raw)
+}
+
+class RawHeaders implements ReadonlyMap<string, HeaderEntry> {
+  readonly #raw: readonly string[]
+  #map: Map<string, HeaderEntry> | null = null
+
+  constructor(raw: readonly string[]) {
+    this.#raw = raw
   }
-  return bag
+
+  /** `key` is lowercase (every caller goes through `lowerName` or a literal). */
+  get(key: string): HeaderEntry | undefined {
+    if (this.#map !== null) return this.#map.get(key)
+    const raw = this.#raw
+    let values: string[] | undefined
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = raw[i]!
+      if (name.length !== key.length || (name !== key && name.toLowerCase() !== key)) continue
+      if (values === undefined) values = [raw[i + 1]!]
+      else values.push(raw[i + 1]!)
+    }
+    return values === undefined ? undefined : { name: key, values }
+  }
+
+  has(key: string): boolean {
+    return this.get(key) !== undefined
+  }
+
+  get size(): number {
+    return this.#all().size
+  }
+
+  forEach(callback: (value: HeaderEntry, key: string, map: ReadonlyMap<string, HeaderEntry>) => void, thisArg?: unknown): void {
+    this.#all().forEach((value, key) => callback.call(thisArg, value, key, this))
+  }
+
+  entries(): MapIterator<[string, HeaderEntry]> {
+    return this.#all().entries()
+  }
+
+  keys(): MapIterator<string> {
+    return this.#all().keys()
+  }
+
+  values(): MapIterator<HeaderEntry> {
+    return this.#all().values()
+  }
+
+  [Symbol.iterator](): MapIterator<[string, HeaderEntry]> {
+    return this.#all()[Symbol.iterator]()
+  }
+
+  #all(): Map<string, HeaderEntry> {
+    if (this.#map === null) {
+      const map = new Map<string, HeaderEntry>()
+      const raw = this.#raw
+      for (let i = 0; i + 1 < raw.length; i += 2) {
+        const name = raw[i]!.toLowerCase()
+        const entry = map.get(name)
+        if (entry === undefined) map.set(name, { name, values: [raw[i + 1]!] })
+        else (entry.values as string[]).push(raw[i + 1]!)
+      }
+      this.#map = map
+    }
+    return this.#map
+  }
 }
 
 /** A bag from a plain record, validating names and values as `withHeader` does. */

@@ -3,6 +3,7 @@
  * loadBody() and answer what they parsed. Multipart has its own file.
  */
 import { request as httpRequest } from 'node:http'
+import { connect } from 'node:net'
 import { gzipSync, deflateSync } from 'node:zlib'
 import { afterEach, describe, expect, it } from 'vitest'
 import { send, useServers, type Handler } from './helpers.js'
@@ -241,5 +242,45 @@ describe('proxies and method override over HTTP', () => {
     expect(await override('POST', 'head')).toMatchObject({ method: 'POST' })
     expect(await override('POST', 'P@TCH')).toMatchObject({ method: 'POST' })
     expect(await override('PUT', 'DELETE')).toMatchObject({ method: 'PUT' })
+  })
+})
+
+describe('headers over HTTP', () => {
+  // Raw bytes, so names keep the case the client chose and a name can repeat.
+  const rawRequest = (port: number, lines: string[]): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.end(`${lines.join('\r\n')}\r\n\r\n`))
+      let text = ''
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
+      socket.on('end', () => resolve(text))
+      socket.on('error', reject)
+    })
+
+  it('finds headers whatever their case, keeps repeated ones in order, and lists them all', async () => {
+    const { port } = await serve({}, (r) => ({
+      line: r.getHeaderLine('x-tag'),
+      values: r.getHeader('X-TAG'),
+      has: [r.hasHeader('X-Tag'), r.hasHeader('x-missing')],
+      missing: r.getHeader('x-missing'),
+      agent: r.getHeaderLine('user-agent'),
+      all: r.getHeaders(),
+    }))
+    const reply = await rawRequest(port, [
+      'GET / HTTP/1.0', // no chunked answer to decode
+      'Host: example.test',
+      'X-Tag: one',
+      'User-Agent: probe/1',
+      'x-TAG: two',
+      'Connection: close',
+    ])
+    const body = JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4))
+    expect(body).toEqual({
+      line: 'one, two',
+      values: ['one', 'two'],
+      has: [true, false],
+      missing: [],
+      agent: 'probe/1',
+      all: { host: ['example.test'], 'x-tag': ['one', 'two'], 'user-agent': ['probe/1'], connection: ['close'] },
+    })
   })
 })
