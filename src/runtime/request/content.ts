@@ -21,6 +21,7 @@ const EMPTY = Buffer.alloc(0)
 /** The kind of a Content-Type header value (parameters and case ignored). */
 export function bodyKind(contentType: string | undefined): BodyKind {
   if (contentType === undefined) return 'other'
+  if (contentType === 'application/json') return 'json' // most JSON requests say exactly this
   const semicolon = contentType.indexOf(';')
   const type = (semicolon === -1 ? contentType : contentType.slice(0, semicolon))
     .trim()

@@ -321,7 +321,7 @@ export class FwRequest extends InputMethods {
       target: query === '' ? path : `${path}?${query}`,
       query: () => params,
       headers: url && !keepHost ? h.withHeader(this.#s.headers, 'host', url.host) : this.#s.headers,
-      peer: url ? { ...this.#s.peer, encrypted: url.protocol === 'https:' } : this.#s.peer,
+      peer: url ? uri.withEncryption(this.#s.peer, url.protocol === 'https:') : this.#s.peer,
     })
   }
 

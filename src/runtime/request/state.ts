@@ -4,6 +4,7 @@
  * and `fromNode` is on the hot path.
  */
 import type { IncomingMessage } from 'node:http'
+import type { Socket } from 'node:net'
 import type { TLSSocket } from 'node:tls'
 import { Readable } from 'node:stream'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
@@ -61,14 +62,7 @@ const NO_BODY = BodySlot.loaded(emptyBody())
  * const state = nodeState(req, resolveOptions(options))
  */
 export function nodeState(req: IncomingMessage, options: ResolvedOptions): RequestState {
-  const socket = req.socket
-  const peer: Peer = {
-    remoteAddress: socket.remoteAddress,
-    remotePort: socket.remotePort,
-    encrypted: (socket as Partial<TLSSocket>).encrypted === true,
-    localAddress: socket.localAddress,
-    localPort: socket.localPort,
-  }
+  const peer = new SocketPeer(req.socket)
   const headers = headersFromNode(req)
   // Node's parser gives the method uppercase (no copy then); other callers may not.
   const wire = req.method ?? 'GET'
@@ -86,6 +80,35 @@ export function nodeState(req: IncomingMessage, options: ResolvedOptions): Reque
     // and cleanup() cost nothing on them.
     body: hasBody(headers) ? wireSlot(headers, options, () => req) : NO_BODY,
   })
+}
+
+/**
+ * The peer of a Node socket. The remote address is read at once (proxy trust needs it on most
+ * requests); the port and the local side only when asked (server params), each a getter call
+ * into the socket.
+ */
+class SocketPeer implements Peer {
+  readonly remoteAddress: string | undefined
+  readonly encrypted: boolean
+  readonly #socket: Socket
+
+  constructor(socket: Socket) {
+    this.#socket = socket
+    this.remoteAddress = socket.remoteAddress
+    this.encrypted = (socket as Partial<TLSSocket>).encrypted === true
+  }
+
+  get remotePort(): number | undefined {
+    return this.#socket.remotePort
+  }
+
+  get localAddress(): string | undefined {
+    return this.#socket.localAddress
+  }
+
+  get localPort(): number | undefined {
+    return this.#socket.localPort
+  }
 }
 
 function isUpperCase(text: string): boolean {

@@ -17,6 +17,12 @@ export interface Peer {
   readonly localPort: number | undefined
 }
 
+/** A copy of `peer` with another `encrypted` (read field by field: a peer may use getters). */
+export function withEncryption(peer: Peer, encrypted: boolean): Peer {
+  const { remoteAddress, remotePort, localAddress, localPort } = peer
+  return { remoteAddress, remotePort, encrypted, localAddress, localPort }
+}
+
 export interface Authority {
   readonly host: string
   readonly port: number | null

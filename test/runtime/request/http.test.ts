@@ -2,10 +2,12 @@
  * The request object over real HTTP: node:http servers on port 0 build an FwRequest, await
  * loadBody() and answer what they parsed. Multipart has its own file.
  */
-import { request as httpRequest } from 'node:http'
+import { createServer, request as httpRequest } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { connect } from 'node:net'
 import { gzipSync, deflateSync } from 'node:zlib'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { FwRequest } from '../../../src/runtime/request/request.js'
 import { send, useServers, type Handler } from './helpers.js'
 
 const { serve } = useServers()
@@ -138,6 +140,32 @@ describe('body limits over HTTP', () => {
     expect(res.status).toBe(413)
   })
 
+  it('fails the load with 400 when the client leaves mid-body, and keeps serving', async () => {
+    const failures: unknown[] = []
+    const server = createServer((req, res) => {
+      const request = FwRequest.fromNode(req)
+      request.loadBody().then(
+        () => res.end(JSON.stringify(request.json())),
+        (error: unknown) => (failures.push(error), res.end()),
+      )
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    try {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":')
+        setTimeout(() => socket.destroy(), 50)
+      })
+      await vi.waitFor(() => expect(failures).toHaveLength(1))
+      expect(failures[0]).toMatchObject({ status: 400, message: 'Request body aborted by the client' })
+      const after = await send(port, { headers: JSON_TYPE, body: '{"a":1}' })
+      expect(after).toEqual({ status: 200, body: { a: 1 } })
+    } finally {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+
   it('answers 400 Malformed JSON body', async () => {
     const { port } = await serve()
     const res = await send(port, { headers: JSON_TYPE, body: '{"a":' })
@@ -230,6 +258,20 @@ describe('proxies and method override over HTTP', () => {
       host: '127.0.0.1',
       uri: `http://127.0.0.1:${port}/a`,
     })
+  })
+
+  it('gives the socket addresses as server params, also after withUri()', async () => {
+    const { port } = await serve({}, (r) => {
+      const moved = r.withUri('https://b.test/x')
+      const pick = (q: typeof r) => {
+        const p = q.getServerParams()
+        return [p.REMOTE_ADDR, typeof p.REMOTE_PORT, p.SERVER_ADDR, p.SERVER_PORT]
+      }
+      return { plain: pick(r), moved: pick(moved), secure: moved.isSecure(), host: moved.getHost() }
+    })
+    const res = await send(port, { method: 'GET' })
+    const expected = ['127.0.0.1', 'string', '127.0.0.1', String(port)]
+    expect(res.body).toEqual({ plain: expected, moved: expected, secure: true, host: 'b.test' })
   })
 
   it('applies X-Http-Method-Override on POST only, uppercased, never to GET', async () => {
