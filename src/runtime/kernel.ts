@@ -23,6 +23,8 @@ import { UrlSigner } from './signed-url.js'
 import type { KernelServices, Logger, Middleware, MiddlewareFactory, RequestOptions, ViewEngine } from './types.js'
 import { TemplateViews } from './views.js'
 import { compileTrust } from './request/options.js'
+
+const NO_PARAMS: readonly unknown[] = Object.freeze([])
 import { setCurrentKernel } from './app.js'
 
 export type Env = 'production' | 'development' | 'test'
@@ -159,11 +161,13 @@ export class Kernel implements KernelServices {
     this.#routes = registrar.routes.map((record) => {
       const invoke = this.#invoker(record.handler)
       const layers = [...record.middleware.map(resolve), ...post]
+      // A route without placeholders passes no parameters: no Object.values() per request.
+      const takesParams = record.path.includes('{') || (record.host?.includes('{') ?? false)
       // Synchronous unless the body is still to be read or the handler returns a promise.
       const answer = (request: FwRequest): FwResponse | Promise<FwResponse> => {
         if (scoped) scope.getStore()!.request = request
-        const params = request.getAttribute('route.params') as Record<string, unknown>
-        const result = invoke(request, Object.values(params))
+        const params = takesParams ? Object.values(request.getAttribute('route.params') as Record<string, unknown>) : NO_PARAMS
+        const result = invoke(request, params)
         return result instanceof Promise ? result.then((value) => this.#finish(value)) : this.#finish(result)
       }
       const final = (request: FwRequest): FwResponse | Promise<FwResponse> =>
@@ -182,7 +186,8 @@ export class Kernel implements KernelServices {
 
   #invoker(handler: Parameters<Invoker>[0]): Invoke {
     const invoker = this.#options.invoker
-    if (invoker) return (request, params) => invoker(handler, request, params)
+    // A custom invoker gets an array of its own, even for a route without parameters.
+    if (invoker) return (request, params) => invoker(handler, request, params === NO_PARAMS ? [] : params)
     return resolveHandler(handler, this.container, this.#instances)
   }
 

@@ -50,7 +50,9 @@ export function lastForwarded(headers: HeaderBag, name: string): string | undefi
   if (values.length === 0) return undefined
   // One field line is the common case: no join needed.
   const joined = values.length === 1 ? values[0]! : values.join(',')
-  const value = joined.slice(joined.lastIndexOf(',') + 1).trim()
+  // indexOf first: lastIndexOf is a call into the runtime, several times slower.
+  const last = joined.indexOf(',') === -1 ? joined : joined.slice(joined.lastIndexOf(',') + 1)
+  const value = last.trim()
   return value === '' ? undefined : value
 }
 

@@ -32,10 +32,15 @@ describe('handler arguments', () => {
     const kernel = await bootKernel((r) => {
       r.group({ domain: '{account}.example.com' }, (r) => {
         r.get('/projects/{id:int}', (_request: FwRequest, ...params: unknown[]) => ({ params }))
+        r.get('/dashboard', (_request: FwRequest, ...params: unknown[]) => ({ params }))
       })
+      r.get('/health', (_request: FwRequest, ...params: unknown[]) => ({ params }))
     })
     const response = await call(kernel, { uri: 'http://acme.example.com/projects/12' })
     expect(await jsonOf(response)).toEqual({ params: ['acme', 12] })
+    // A static path still passes its domain parameter; a route without placeholders passes none.
+    expect(await jsonOf(await call(kernel, { uri: 'http://acme.example.com/dashboard' }))).toEqual({ params: ['acme'] })
+    expect(await jsonOf(await call(kernel, { uri: 'http://other.test/health' }))).toEqual({ params: [] })
   })
 
   it('gives the handler the request with its route name and body loaded', async () => {
