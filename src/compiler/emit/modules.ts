@@ -250,30 +250,16 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey
       })
     }
     if (buckets.length > 0) {
-      out.block('if (len !== 1) {', () => {
-        out.line("let e1 = path.indexOf('/', 1)")
-        out.line('if (e1 === -1) e1 = len')
-        out.line('// e1 - 1 is the length of the first segment')
-        out.block('switch (e1) {', () => {
-          const byEnd = new Map<number, typeof buckets>()
-          for (const b of buckets) {
-            const end = b.shard.bucket.length + 1
-            byEnd.set(end, [...(byEnd.get(end) ?? []), b])
-          }
-          for (const [end, list] of [...byEnd].sort((a, b) => a[0] - b[0])) {
-            out.line(`case ${end}:`)
-            out.indent(() => {
-              emitBucketTree(out, list, 1, ({ shard, s }) => {
-                const call = `${shardFn(group, s, method)}(path, e1, hp)`
-                const rule = missRule(shard)
-                if (rule === 'own') return `{ const r = ${call}; return r !== null ? r : NOT_FOUND }`
-                if (rule === 'none') return `{ const r = ${call}; if (r !== null) return r }`
-                usesNoneIn = true
-                return `{ const r = ${call}; if (r !== null) return r; if (noneIn(${shardFn(group, s, 'ANY')}, path, e1, hp)) return NOT_FOUND }`
-              })
-              out.line('break')
-            })
-          }
+      // No indexOf('/') to find the first segment: a character trie over the bucket names, each
+      // name ending where the path ends or has a '/', which is then e1 (a constant per bucket).
+      out.block('buckets: {', () => {
+        emitBucketTree(out, buckets, 1, ({ shard, s }, e1) => {
+          const call = `${shardFn(group, s, method)}(path, ${e1}, hp)`
+          const rule = missRule(shard)
+          if (rule === 'own') return `{ const r = ${call}; return r !== null ? r : NOT_FOUND }`
+          if (rule === 'none') return `{ const r = ${call}; if (r !== null) return r; break buckets }`
+          usesNoneIn = true
+          return `{ const r = ${call}; if (r !== null) return r; if (noneIn(${shardFn(group, s, 'ANY')}, path, ${e1}, hp)) return NOT_FOUND; break buckets }`
         })
       })
     }
@@ -284,28 +270,31 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey
 }
 
 /**
- * Dispatch on the first segment among buckets of one length, as a character trie: a switch on
- * the character at `at` while several buckets remain, then the rest of the one left compared
- * inline. 300 buckets of one length cost a few switches instead of 300 literal tests, and far
- * less code. Control leaves every branch at its end (the caller's `break` follows).
+ * Dispatch on the first segment as a character trie over the bucket names: a switch on the
+ * character at `at` while several names remain, shared prefixes and the rest of a lone name
+ * compared inline. A name is matched when the path ends after it or has a '/' there; then
+ * `call(bucket, e1)` (e1: where the first segment ends) runs, which returns or leaves the
+ * enclosing `buckets:` block. 300 buckets cost a few switches, not 300 literal tests.
  */
-function emitBucketTree<B extends { shard: Shard }>(out: CodeWriter, list: readonly B[], at: number, call: (bucket: B) => string): void {
-  if (list.length === 1) {
-    const rest = list[0]!.shard.bucket.slice(at - 1)
-    out.line(rest === '' ? call(list[0]!) : `if (${hasLiteral(rest, String(at))}) ${call(list[0]!)}`)
-    return
-  }
-  // A prefix every bucket left shares ("res" of res0…res299) is one test, not a switch per character.
+function emitBucketTree<B extends { shard: Shard }>(out: CodeWriter, list: readonly B[], at: number, call: (bucket: B, e1: number) => string): void {
+  const name = (b: B): string => b.shard.bucket
+  // A name fully compared: it is the segment if the path ends or has a '/' here.
+  const done = list.find((b) => name(b).length + 1 === at)
+  if (done !== undefined) out.line(`if (len === ${at} || path.charCodeAt(${at}) === 47) ${call(done, at)}`)
+  const rest = list.filter((b) => b !== done)
+  if (rest.length === 0) return
+  // A prefix every name left shares ("res" of res0…res299, or the whole rest of a lone name)
+  // is one test, not a switch per character.
   let shared = 0
-  const first = list[0]!.shard.bucket
-  while (at - 1 + shared < first.length - 1 && list.every((b) => b.shard.bucket[at - 1 + shared] === first[at - 1 + shared])) shared++
+  const first = name(rest[0]!)
+  while (at - 1 + shared < first.length && rest.every((b) => name(b)[at - 1 + shared] === first[at - 1 + shared])) shared++
   if (shared > 0) {
-    out.block(`if (${hasLiteral(first.slice(at - 1, at - 1 + shared), String(at))}) {`, () => emitBucketTree(out, list, at + shared, call))
+    out.block(`if (${hasLiteral(first.slice(at - 1, at - 1 + shared), String(at))}) {`, () => emitBucketTree(out, rest, at + shared, call))
     return
   }
   const byChar = new Map<number, B[]>()
-  for (const b of list) {
-    const code = b.shard.bucket.charCodeAt(at - 1)
+  for (const b of rest) {
+    const code = name(b).charCodeAt(at - 1)
     byChar.set(code, [...(byChar.get(code) ?? []), b])
   }
   out.block(`switch (path.charCodeAt(${at})) {`, () => {

@@ -7,7 +7,7 @@
 import type { Variant } from '../analyze.js'
 import { METHOD_KEYS, staticValue, type MethodKey, type MethodTable, type TrieNode } from '../trie.js'
 import { BANNER, CodeWriter, emitStaticSwitch, lit, safeComment } from './code.js'
-import { emitChildren, RegexPool, type WalkContext } from './walk.js'
+import { emitChildren, RegexPool, usesPercentSearch, type WalkContext } from './walk.js'
 
 export interface ShardPart {
   statics: Map<string, Variant>
@@ -111,6 +111,7 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
     body.line(method === 'ANY' ? `/** Any method ${describe(shard)} (decides 404 or 405 on a miss). */` : `/** ${method} ${describe(shard)}. */`)
     body.block(`function ${method}${signature} {`, () => {
       body.line('const len = path.length')
+      if (part.node && usesPercentSearch(part.node)) body.line("let P = -1 // first '%' in a hit's parameters (-1: none), searched once per hit")
       emitStaticSwitch(body, part.statics, staticResult)
       if (part.node) {
         const ctx: WalkContext = { out: body, regexes, result }

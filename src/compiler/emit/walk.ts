@@ -172,15 +172,37 @@ function emitNodeBody(ctx: WalkContext, node: TrieNode, e: string, depth: number
 
 function terminalResult(ctx: WalkContext, variant: Variant, bindings: Binding[]): string {
   const params = variant.segments.filter((s): s is ParamSegment => s.kind === 'param')
-  const fields = params.map((segment, i) => `${lit(segment.name)}: ${valueOf(bindings[i]!)}`)
+  // Two or more values that may hold a '%' share one search: P, the first '%' from the first of
+  // them (-1: none, so every value is a plain slice). Declared by the shard function.
+  const shared = bindings.filter(mayNeedDecoding).length >= 2
+  let searched = false
+  const fields = params.map((segment, i) => {
+    const binding = bindings[i]!
+    if (!shared || !mayNeedDecoding(binding)) return `${lit(segment.name)}: ${valueOf(binding)}`
+    const { start, end } = binding
+    const test = searched ? 'P === -1' : `(P = path.indexOf('%', ${start})) === -1`
+    searched = true
+    return `${lit(segment.name)}: ${test} ? path.slice(${start}, ${end}) : dec(path, ${start}, ${end})`
+  })
   const absent = variant.absent.map((name) => `${lit(name)}: null`)
   return ctx.result(variant, [...fields, ...absent])
+}
+
+// Built-in types match only [0-9A-Za-z-]: no '%' to decode.
+const PLAIN_TYPES = new Set(['int', 'uuid', 'hex', 'slug'])
+
+function mayNeedDecoding(binding: Binding): boolean {
+  return binding.int === null && binding.start !== "''" && !PLAIN_TYPES.has(binding.segment.type)
+}
+
+/** Whether a hit under `node` shares a '%' search between parameters (see terminalResult). */
+export function usesPercentSearch(node: TrieNode): boolean {
+  const decodable = node.terminal?.segments.filter((s) => s.kind === 'param' && !PLAIN_TYPES.has(s.type)).length ?? 0
+  return decodable >= 2 || node.children.some(usesPercentSearch)
 }
 
 function valueOf(binding: Binding): string {
   if (binding.int) return binding.int
   if (binding.start === "''") return "''"
-  // Built-in types match only [0-9A-Za-z-]: no '%' to decode.
-  const plain = ['uuid', 'hex', 'slug'].includes(binding.segment.type)
-  return `${plain ? 'path.slice(' : 'dec(path, '}${binding.start}, ${binding.end})`
+  return `${PLAIN_TYPES.has(binding.segment.type) ? 'path.slice(' : 'dec(path, '}${binding.start}, ${binding.end})`
 }
