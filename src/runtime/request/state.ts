@@ -53,6 +53,9 @@ export function effectiveMethod(state: RequestState): string {
   return NEVER_OVERRIDDEN.has(method) ? state.method : method
 }
 
+// Constructor attributes are only ever read (later ones live on FwRequest's chain): share one.
+const NO_ATTRIBUTES: ReadonlyMap<string, unknown> = new Map()
+
 // A loaded empty slot never changes (nothing to load, nothing to clean up): all share one.
 const NO_BODY = BodySlot.loaded(emptyBody())
 
@@ -69,17 +72,28 @@ export function nodeState(req: IncomingMessage, options: ResolvedOptions): Reque
   const method = isUpperCase(wire) ? wire : wire.toUpperCase()
   const target = req.url ?? '/'
   const time = Date.now()
-  return assemble({
+  const body = hasBody(headers) ? wireSlot(headers, options, () => req) : NO_BODY
+  // Not through assemble(): the derived parts share this one scope (one context, three small
+  // closures) instead of a memoizing wrapper each. Parsing is deterministic, so a parse that
+  // threw simply throws again.
+  let query: Params | null = null
+  let cookies: Params | null = null
+  let server: Params | null = null
+  return {
     method,
     target,
     headers,
     peer,
     options,
-    server: () => serverParams({ method, target, headers, peer, protocol: `HTTP/${req.httpVersion}`, time }),
     // Most requests carry no body: their slot is loaded (empty) from the start, so loadBody()
     // and cleanup() cost nothing on them.
-    body: hasBody(headers) ? wireSlot(headers, options, () => req) : NO_BODY,
-  })
+    body,
+    slots: [body],
+    attributes: NO_ATTRIBUTES,
+    query: () => (query ??= parseParams(splitTarget(target).query, options.limits)),
+    cookies: () => (cookies ??= parseCookies(headerValues(headers, 'cookie').join('; '))),
+    server: () => (server ??= serverParams({ method, target, headers, peer, protocol: `HTTP/${req.httpVersion}`, time })),
+  }
 }
 
 /**
@@ -171,8 +185,6 @@ export interface Parts {
   attributes?: ReadonlyMap<string, unknown>
 }
 
-// Constructor attributes are only ever read (later ones live on FwRequest's chain): share one.
-const NO_ATTRIBUTES: ReadonlyMap<string, unknown> = new Map()
 
 /** Fills the lazily derived parts and registers the body slot for cleanup. */
 export function assemble(parts: Parts): RequestState {
