@@ -16,7 +16,7 @@ import { createLogger } from './logger.js'
 import { builtinFactories } from './middleware/index.js'
 import { withContext } from './middleware/context.js'
 import { moduleFactories } from './middleware/modules.js'
-import { compose, type Step } from './pipeline.js'
+import { compose, guarded, type Step } from './pipeline.js'
 import { FwRequest } from './request/request.js'
 import { FwResponse } from './response.js'
 import { UrlSigner } from './signed-url.js'
@@ -170,9 +170,16 @@ export class Kernel implements KernelServices {
         const result = invoke(request, params)
         return result instanceof Promise ? result.then((value) => this.#finish(value)) : this.#finish(result)
       }
+      // The final step rescues its own failures: a body that failed to load, a handler that threw.
+      const safeAnswer = guarded(answer, rescue, true)
       const final = (request: FwRequest): FwResponse | Promise<FwResponse> =>
-        request.isBodyLoaded() ? answer(request) : request.loadBody().then(() => answer(request))
-      return compose(layers, final, rescue)
+        request.isBodyLoaded()
+          ? safeAnswer(request)
+          : request.loadBody().then(
+              () => safeAnswer(request),
+              (error: unknown) => rescue(error, request),
+            )
+      return compose(layers, final, rescue, { finalRescues: true })
     })
     const pipeline = compose(pre, (request) => this.#dispatch(request), rescue)
     // The built-ins (request context, production HTTPS redirect) wrap everything, outermost.

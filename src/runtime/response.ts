@@ -22,7 +22,8 @@ export class FwResponse {
 
   constructor(status: number, headers: HeaderMap = {}, body: Body = null, view: FwResponse['view'] = null) {
     this.status = status
-    this.headers = lowerKeys(headers, {})
+    // json()'s shared headers are lowercase and frozen already: no copy for every JSON response.
+    this.headers = headers === JSON_HEADERS ? JSON_HEADERS : lowerKeys(headers, {})
     this.body = body
     this.view = view
   }
@@ -70,7 +71,7 @@ export function json(data: unknown, status = 200, headers?: HeaderMap): FwRespon
   return new FwResponse(status, headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers }, body)
 }
 
-const JSON_HEADERS: HeaderMap = { 'content-type': 'application/json; charset=utf-8' }
+const JSON_HEADERS: HeaderMap = Object.freeze({ 'content-type': 'application/json; charset=utf-8' })
 
 /** Any body with status and headers (text/plain unless a content-type is given). */
 export function create(body: Body = '', status = 200, headers: HeaderMap = {}): FwResponse {

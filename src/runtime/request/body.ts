@@ -22,14 +22,15 @@ export interface WireBody {
 
 /** One request's body, loaded at most once. */
 export class BodySlot {
-  readonly #loader: (() => Promise<BodyData>) | null
+  /** Reads the body, hands it to `accept` (synchronously, before its promise resolves). */
+  readonly #loader: ((accept: (data: BodyData) => void) => Promise<void>) | null
   #promise: Promise<void> | null = null
   #data: BodyData | null
   #error: unknown = null
   #uploads: readonly UploadedFile[] = []
   #base: BodySlot | null = null
 
-  private constructor(data: BodyData | null, loader: (() => Promise<BodyData>) | null) {
+  private constructor(data: BodyData | null, loader: ((accept: (data: BodyData) => void) => Promise<void>) | null) {
     this.#data = data
     this.#loader = loader
   }
@@ -41,16 +42,15 @@ export class BodySlot {
 
   /** A slot read from the wire on the first `load()`. */
   static fromWire(wire: WireBody): BodySlot {
-    return new BodySlot(null, () => loadWire(wire))
+    return new BodySlot(null, (accept) => loadWire(wire, accept))
   }
 
   /** A layer over `base` replacing some of its parts; loading it loads the base. */
   static overlay(base: BodySlot, patch: (base: BodyData) => Partial<BodyData>): BodySlot {
     const apply = (data: BodyData): BodyData => ({ ...data, ...patch(data) })
-    const slot = new BodySlot(base.isLoaded() ? apply(base.data) : null, async () => {
-      await base.load()
-      return apply(base.data)
-    })
+    const slot = new BodySlot(base.isLoaded() ? apply(base.data) : null, (accept) =>
+      base.load().then(() => accept(apply(base.data))),
+    )
     slot.#base = base
     return slot
   }
@@ -91,42 +91,45 @@ export class BodySlot {
     await Promise.all(this.#uploads.map((file) => file.discard()))
   }
 
-  // A then-chain rather than an async function: one microtask less between the last body byte
-  // and the handler.
+  // The loader stores the body through accept() before its promise resolves, and the failure is
+  // recorded on a side branch (reactions run in order: before any caller's): whoever awaits
+  // load() resumes one microtask after the last byte, not three.
   #run(): Promise<void> {
-    let loading: Promise<BodyData>
+    let loading: Promise<void>
     try {
-      loading = this.#loader!()
+      loading = this.#loader!((data) => this.#accept(data))
     } catch (error) {
       loading = Promise.reject(error)
     }
-    return loading.then(
-      (data) => {
-        // Only a slot that read the wire owns its files; a layer's files belong to whoever gave them.
-        if (this.#base === null) this.#uploads = Object.values(data.files).flat()
-        this.#data = data
-      },
-      (error: unknown) => {
-        this.#error = error
-        throw error
-      },
-    )
+    loading.catch((error: unknown) => {
+      this.#error = error
+    })
+    return loading
+  }
+
+  #accept(data: BodyData): void {
+    // Only a slot that read the wire owns its files; a layer's files belong to whoever gave them.
+    if (this.#base === null) this.#uploads = Object.values(data.files).flat()
+    this.#data = data
   }
 }
 
-/** Reads a body off the wire by its Content-Type and Content-Encoding. */
-function loadWire(wire: WireBody): Promise<BodyData> {
+/** Reads a body off the wire by its Content-Type and Content-Encoding, into `accept`. */
+function loadWire(wire: WireBody, accept: (data: BodyData) => void): Promise<void> {
   const origin = wire.open()
-  if (origin === null) return Promise.resolve(emptyBody())
+  if (origin === null) {
+    accept(emptyBody())
+    return Promise.resolve()
+  }
   const kind = bodyKind(wire.contentType)
-  if (kind === 'multipart' || !isIdentity(wire.contentEncoding)) return loadDecoded(origin, kind, wire)
+  if (kind === 'multipart' || !isIdentity(wire.contentEncoding)) return loadDecoded(origin, kind, wire).then(accept)
   try {
     checkDeclaredLength(wire.contentLength, wire.limits.body)
   } catch (error) {
     origin.resume() // drain it: the connection stays usable for the 413
     return Promise.reject(error)
   }
-  return readPlain(origin, wire.limits.body).then((raw) => parsed(contentBody(raw, kind, wire.limits)))
+  return readPlain(origin, wire.limits.body, (raw) => accept(parsed(contentBody(raw, kind, wire.limits))))
 }
 
 // Parse now: a malformed body is the loader's 400, not the handler's surprise.

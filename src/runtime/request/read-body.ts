@@ -58,12 +58,13 @@ export function openBody(origin: Readable, contentEncoding: string | undefined):
 }
 
 /**
- * Reads an identity-encoded body to the end: the common case (JSON, forms), without a decoder
- * stream in between, in one promise whose listeners go away when it settles. The rules are
+ * Reads an identity-encoded body to the end and hands it to `use`: the common case (JSON,
+ * forms), without a decoder stream in between, in one promise whose listeners go away when it
+ * settles. The rules are
  * `openBody` + `readAll`'s: past `limit` bytes a 413 and the rest drained (the keep-alive
  * connection stays usable); the client leaving first a 400; a stream error a 400.
  */
-export function readPlain(origin: Readable, limit: number): Promise<Buffer> {
+export function readPlain(origin: Readable, limit: number, use: (body: Buffer) => void): Promise<void> {
   if (origin.readableEnded) throw new Error('The request body was already read elsewhere')
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
@@ -73,8 +74,16 @@ export function readPlain(origin: Readable, limit: number): Promise<Buffer> {
       origin.off('end', onEnd)
       origin.off('error', onError)
       origin.off('close', onClose)
-      // One chunk (a body that came in one read) is returned as is: no copy.
-      if (!error) return resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
+      // One chunk (a body that came in one read) is used as is: no copy. `use` runs before the
+      // promise settles (what it throws rejects it), so no extra microtask carries the bytes on.
+      if (!error) {
+        try {
+          use(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
+        } catch (failure) {
+          return reject(failure)
+        }
+        return resolve()
+      }
       if (!origin.destroyed) origin.resume()
       reject(error)
     }

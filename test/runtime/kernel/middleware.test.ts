@@ -8,7 +8,7 @@ import { Container } from '../../../src/runtime/container.js'
 import { FwRequest as FwRequestFactory, type FwRequest } from '../../../src/runtime/request/request.js'
 import { json, type FwResponse } from '../../../src/runtime/response.js'
 import type { Middleware, MiddlewareFactory } from '../../../src/runtime/types.js'
-import { bootKernel, buildCacheFor, call, cleanupTempDirs, jsonOf, textOf } from './support.js'
+import { bootKernel, buildCacheFor, call, cleanupTempDirs, jsonOf, serve, textOf } from './support.js'
 import { Kernel } from '../../../src/runtime/kernel.js'
 import { silentLogger } from '../../../src/runtime/logger.js'
 
@@ -104,6 +104,28 @@ describe('middleware order', () => {
     const kernel = await bootKernel((r) => r.get('/', () => 'ok'), { container, preGlobalTags: ['second', 'first'] })
     await call(kernel, '/')
     expect(events).toEqual(['>c', '>a', '>b', '<b', '<a', '<c'])
+  })
+})
+
+describe('middleware around a body that fails to load', () => {
+  it('still gets a response (the 400 or 413) to add its headers to', async () => {
+    const stamp: Middleware = async (request, next) => (await next(request)).withHeader('x-stamp', 'seen')
+    const kernel = await bootKernel((r) => {
+      r.post('/stamped', (request: FwRequest) => request.json(), { middleware: [stamp] })
+      r.post('/bare', (request: FwRequest) => request.json())
+    })
+    const served = await serve(kernel)
+    try {
+      const json = { 'content-type': 'application/json' }
+      const broken = await served.send('POST', '/stamped', { headers: json, body: '{"a":' })
+      expect([broken.status, broken.headers['x-stamp'], JSON.parse(broken.text).error]).toEqual([400, 'seen', 'Malformed JSON body'])
+      const deep = await served.send('POST', '/bare', { headers: json, body: '['.repeat(100) + ']'.repeat(100) })
+      expect(deep.status).toBe(413)
+      const fine = await served.send('POST', '/stamped', { headers: json, body: '{"a":1}' })
+      expect([fine.status, fine.headers['x-stamp'], fine.text]).toEqual([200, 'seen', '{"a":1}'])
+    } finally {
+      await served.close()
+    }
   })
 })
 
