@@ -284,12 +284,12 @@ describe('encoding', () => {
   })
 
   it('decodes each of several parameters, wherever the escapes are', () => {
-    const pair = (path: string) => hit(m.match('GET', path))?.params
-    expect(pair('/pair/x/1/y/z')).toEqual({ a: 'x', id: 1, b: 'y', rest: 'z' })
-    expect(pair('/pair/x%20y/1/z/w')).toEqual({ a: 'x y', id: 1, b: 'z', rest: 'w' })
-    expect(pair('/pair/x/1/y%2Fz/w')).toEqual({ a: 'x', id: 1, b: 'y/z', rest: 'w' })
-    expect(pair('/pair/x/1/y/%C3%A9/t')).toEqual({ a: 'x', id: 1, b: 'y', rest: 'é/t' })
-    expect(pair('/pair/%41/1/%42/%43')).toEqual({ a: 'A', id: 1, b: 'B', rest: 'C' })
+    const pair = (path: string, params: object) => expect(hit(m.match('GET', path))).toEqual({ name: 'pair', params })
+    pair('/pair/x/1/y/z', { a: 'x', id: 1, b: 'y', rest: 'z' })
+    pair('/pair/x%20y/1/z/w', { a: 'x y', id: 1, b: 'z', rest: 'w' })
+    pair('/pair/x/1/y%2Fz/w', { a: 'x', id: 1, b: 'y/z', rest: 'w' })
+    pair('/pair/x/1/y/%C3%A9/t', { a: 'x', id: 1, b: 'y', rest: 'é/t' })
+    pair('/pair/%41/1/%42/%43', { a: 'A', id: 1, b: 'B', rest: 'C' })
     expect(m.match('GET', '/pair/x/1/%zz/w')).toEqual({ status: 400 })
     expect(m.match('GET', '/pair/x/1/y/%C3')).toEqual({ status: 400 })
   })
