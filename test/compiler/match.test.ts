@@ -137,6 +137,28 @@ describe('static and parameter routes', () => {
   })
 })
 
+describe('long static paths among paths of their length', () => {
+  it('matches each static path exactly, and a dynamic path of the same length still reaches its route', async () => {
+    // Three 20-character statics, two of them equal but in one character (position 17 in the
+    // middle of the differing ones), and a parameter route that matches 20-character paths too.
+    const m = await compileRoutes((r) => {
+      r.get('/search/repositories', noop, 'repos')
+      r.get('/search/repositoriez', noop, 'reposz')
+      r.get('/search/issues/items', noop, 'items')
+      r.get('/users/{name}', noop, 'user')
+    })
+    expect(hit(m.match('GET', '/search/repositories'))).toEqual({ name: 'repos', params: {} })
+    expect(hit(m.match('GET', '/search/repositoriez'))).toEqual({ name: 'reposz', params: {} })
+    expect(hit(m.match('GET', '/search/issues/items'))).toEqual({ name: 'items', params: {} })
+    expect(hit(m.match('GET', '/users/julienschmidt'))).toEqual({ name: 'user', params: { name: 'julienschmidt' } })
+    expect(m.match('GET', '/search/repositoriex')).toEqual({ status: 404 })
+    expect(m.match('GET', '/xearch/repositories')).toEqual({ status: 404 })
+    // A fresh (sliced) string, as a server's parser gives, is the same path.
+    const sliced = '/pad/search/repositories'.slice(4)
+    expect(hit(m.match('GET', sliced))).toEqual({ name: 'repos', params: {} })
+  })
+})
+
 describe('404 or 405 when only one method has routes under a first segment', () => {
   it('still sees the static paths of other methods and answers 405 for them', async () => {
     const m = await compileRoutes((r) => {
