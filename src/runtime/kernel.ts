@@ -23,11 +23,12 @@ import { UrlSigner } from './signed-url.js'
 import type { KernelServices, Logger, Middleware, MiddlewareFactory, RequestOptions, ViewEngine } from './types.js'
 import { TemplateViews } from './views.js'
 import { compileTrust } from './request/options.js'
-
-const NO_PARAMS: readonly unknown[] = Object.freeze([])
 import { setCurrentKernel } from './app.js'
 
 export type Env = 'production' | 'development' | 'test'
+
+// What a route without placeholders passes its handler (shared: built-in invocation never keeps it).
+const NO_PARAMS: readonly unknown[] = Object.freeze([])
 
 /** Register/boot hooks run at kernel boot (spec: serviceProviders). */
 export interface ServiceProvider {

@@ -60,9 +60,8 @@ export function openBody(origin: Readable, contentEncoding: string | undefined):
 /**
  * Reads an identity-encoded body to the end and hands it to `use`: the common case (JSON,
  * forms), without a decoder stream in between, in one promise whose listeners go away when it
- * settles. The rules are
- * `openBody` + `readAll`'s: past `limit` bytes a 413 and the rest drained (the keep-alive
- * connection stays usable); the client leaving first a 400; a stream error a 400.
+ * settles. The rules are `openBody` + `readAll`'s: past `limit` bytes a 413 and the rest drained
+ * (the keep-alive connection stays usable); the client leaving first a 400; a stream error a 400.
  */
 export function readPlain(origin: Readable, limit: number, use: (body: Buffer) => void): Promise<void> {
   if (origin.readableEnded) throw new Error('The request body was already read elsewhere')
