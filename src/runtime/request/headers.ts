@@ -58,8 +58,19 @@ class RawHeaders implements ReadonlyMap<string, HeaderEntry> {
     return values === undefined ? undefined : { name: key, values }
   }
 
+  /** The first value of `key` (lowercase), found without building an entry. */
+  first(key: string): string | undefined {
+    if (this.#map !== null) return this.#map.get(key)?.values[0]
+    const raw = this.#raw
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = raw[i]!
+      if (name.length === key.length && (name === key || name.toLowerCase() === key)) return raw[i + 1]!
+    }
+    return undefined
+  }
+
   has(key: string): boolean {
-    return this.get(key) !== undefined
+    return this.first(key) !== undefined
   }
 
   get size(): number {
@@ -145,7 +156,17 @@ export function headerValues(bag: HeaderBag, name: string): readonly string[] {
 
 /** The first value of `name`, or undefined. */
 export function firstHeader(bag: HeaderBag, name: string): string | undefined {
-  return headerValues(bag, name)[0]
+  return firstOf(bag, lowerName(name))
+}
+
+/** The values of `lower`, a name already in lowercase (our own constants): no case mapping. */
+export function valuesOf(bag: HeaderBag, lower: string): readonly string[] {
+  return bag.get(lower)?.values ?? NO_VALUES
+}
+
+/** The first value of `lower`, a name already in lowercase: no case mapping, no entry built. */
+export function firstOf(bag: HeaderBag, lower: string): string | undefined {
+  return bag instanceof RawHeaders ? bag.first(lower) : bag.get(lower)?.values[0]
 }
 
 /** A copy of `bag` with `name` set to `value`, replacing earlier values. */

@@ -12,11 +12,11 @@ import { BodySlot } from './body.js'
 import { emptyBody, memoize } from './content.js'
 import { parseCookies } from './cookies.js'
 import {
-  firstHeader,
+  firstOf,
   headersFromDistinct,
   headersFromRaw,
   headersFromWeb,
-  headerValues,
+  valuesOf,
   withHeader,
   type HeaderBag,
 } from './headers.js'
@@ -47,7 +47,7 @@ const NEVER_OVERRIDDEN = new Set(['GET', 'HEAD', 'CONNECT', 'TRACE'])
 /** The method after X-Http-Method-Override: only on POST, letters only, never to a safe method. */
 export function effectiveMethod(state: RequestState): string {
   if (state.method !== 'POST') return state.method
-  const value = firstHeader(state.headers, 'x-http-method-override')?.trim()
+  const value = firstOf(state.headers, 'x-http-method-override')?.trim()
   if (value === undefined || !/^[A-Za-z]+$/.test(value)) return state.method
   const method = value.toUpperCase()
   return NEVER_OVERRIDDEN.has(method) ? state.method : method
@@ -91,7 +91,7 @@ export function nodeState(req: IncomingMessage, options: ResolvedOptions): Reque
     slots: [body],
     attributes: NO_ATTRIBUTES,
     query: () => (query ??= parseParams(splitTarget(target).query, options.limits)),
-    cookies: () => (cookies ??= parseCookies(headerValues(headers, 'cookie').join('; '))),
+    cookies: () => (cookies ??= parseCookies(valuesOf(headers, 'cookie').join('; '))),
     server: () => (server ??= serverParams({ method, target, headers, peer, protocol: `HTTP/${req.httpVersion}`, time })),
   }
 }
@@ -206,7 +206,7 @@ export function assemble(parts: Parts): RequestState {
       : memoize(() => parseParams(splitTarget(target).query, options.limits)),
     cookies: cookies
       ? () => cookies
-      : memoize(() => parseCookies(headerValues(headers, 'cookie').join('; '))),
+      : memoize(() => parseCookies(valuesOf(headers, 'cookie').join('; '))),
   }
 }
 
@@ -217,9 +217,9 @@ function wireSlot(
 ): BodySlot {
   return BodySlot.fromWire({
     open,
-    contentType: firstHeader(headers, 'content-type'),
-    contentEncoding: headerValues(headers, 'content-encoding').join(', ') || undefined,
-    contentLength: firstHeader(headers, 'content-length'),
+    contentType: firstOf(headers, 'content-type'),
+    contentEncoding: valuesOf(headers, 'content-encoding').join(', ') || undefined,
+    contentLength: firstOf(headers, 'content-length'),
     limits: options.limits,
     uploadDir: options.uploadDir,
   })
@@ -227,8 +227,8 @@ function wireSlot(
 
 /** Whether the message has a body at all (RFC 9112 §6.3). */
 function hasBody(headers: HeaderBag): boolean {
-  if (headerValues(headers, 'transfer-encoding').length > 0) return true
-  const length = firstHeader(headers, 'content-length')
+  if (firstOf(headers, 'transfer-encoding') !== undefined) return true
+  const length = firstOf(headers, 'content-length')
   return length !== undefined && length !== '0'
 }
 

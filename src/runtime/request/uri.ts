@@ -3,7 +3,7 @@
  * trusted proxy (DESIGN "Proxies"). Every header here is client input: parsed by hand or with
  * linear regexes, and rejected rather than repaired.
  */
-import { headerValues, firstHeader, type HeaderBag } from './headers.js'
+import { firstOf, valuesOf, type HeaderBag } from './headers.js'
 import type { TrustFunction } from './options.js'
 
 /** What the socket tells us, independent of headers. */
@@ -43,10 +43,10 @@ export function isTrustedPeer(peer: Peer, trust: TrustFunction): boolean {
 /**
  * The last value of a forwarded header. A proxy that appends puts its own value last; anything
  * before it came from further away (possibly the client), so the last one is the one our trusted
- * peer vouches for.
+ * peer vouches for. `name` is lowercase.
  */
 export function lastForwarded(headers: HeaderBag, name: string): string | undefined {
-  const values = headerValues(headers, name)
+  const values = valuesOf(headers, name)
   if (values.length === 0) return undefined
   // One field line is the common case: no join needed.
   const joined = values.length === 1 ? values[0]! : values.join(',')
@@ -70,7 +70,7 @@ export function resolveScheme(headers: HeaderBag, peer: Peer, trusted: boolean):
 /** Host (lowercase, no port) and the port the client named, if any. */
 export function resolveAuthority(headers: HeaderBag, peer: Peer, trusted: boolean): Authority {
   const forwarded = trusted ? parseHost(lastForwarded(headers, 'x-forwarded-host')) : null
-  const authority = forwarded ?? parseHost(firstHeader(headers, 'host')) ?? localAuthority(peer)
+  const authority = forwarded ?? parseHost(firstOf(headers, 'host')) ?? localAuthority(peer)
   const port = trusted ? parsePort(lastForwarded(headers, 'x-forwarded-port')) : null
   return port === null ? authority : { host: authority.host, port }
 }

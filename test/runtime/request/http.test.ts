@@ -325,4 +325,21 @@ describe('headers over HTTP', () => {
       all: { host: ['example.test'], 'x-tag': ['one', 'two'], 'user-agent': ['probe/1'], connection: ['close'] },
     })
   })
+
+  it('reads the headers it acts on (body, proxy, override) whatever their case', async () => {
+    const { port } = await serve({}, (r) => ({ input: r.input(), secure: r.isSecure(), host: r.getHost(), method: r.getMethod() }))
+    const body = '{"a":1}'
+    const reply = await rawRequest(port, [
+      'POST / HTTP/1.0',
+      'HOST: example.test',
+      'CONTENT-TYPE: application/json',
+      `Content-LENGTH: ${body.length}`,
+      'X-Forwarded-PROTO: https',
+      'X-HTTP-Method-Override: patch',
+      '',
+      body,
+    ])
+    const answer = JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4))
+    expect(answer).toEqual({ input: { a: 1 }, secure: true, host: 'example.test', method: 'PATCH' })
+  })
 })
