@@ -69,6 +69,17 @@ class RawHeaders implements ReadonlyMap<string, HeaderEntry> {
     return undefined
   }
 
+  /** The last value of `key` (lowercase), found without building an entry. */
+  last(key: string): string | undefined {
+    if (this.#map !== null) return this.#map.get(key)?.values.at(-1)
+    const raw = this.#raw
+    for (let i = raw.length - 2; i >= 0; i -= 2) {
+      const name = raw[i]!
+      if (name.length === key.length && (name === key || name.toLowerCase() === key)) return raw[i + 1]!
+    }
+    return undefined
+  }
+
   has(key: string): boolean {
     return this.first(key) !== undefined
   }
@@ -167,6 +178,11 @@ export function valuesOf(bag: HeaderBag, lower: string): readonly string[] {
 /** The first value of `lower`, a name already in lowercase: no case mapping, no entry built. */
 export function firstOf(bag: HeaderBag, lower: string): string | undefined {
   return bag instanceof RawHeaders ? bag.first(lower) : bag.get(lower)?.values[0]
+}
+
+/** The last value (field line) of `lower`, a name already in lowercase. */
+export function lastOf(bag: HeaderBag, lower: string): string | undefined {
+  return bag instanceof RawHeaders ? bag.last(lower) : bag.get(lower)?.values.at(-1)
 }
 
 /** A copy of `bag` with `name` set to `value`, replacing earlier values. */

@@ -189,7 +189,7 @@ export class FwRequest extends InputMethods {
 
   /** The raw, still percent-encoded path. */
   getPath(): string {
-    return uri.splitTarget(this.#s.target).path
+    return uri.pathOf(this.#s.target)
   }
 
   /** The path below the base URL; fw has no front controller, so the same as `getPath()`. */

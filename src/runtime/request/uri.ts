@@ -3,7 +3,7 @@
  * trusted proxy (DESIGN "Proxies"). Every header here is client input: parsed by hand or with
  * linear regexes, and rejected rather than repaired.
  */
-import { firstOf, valuesOf, type HeaderBag } from './headers.js'
+import { firstOf, lastOf, type HeaderBag } from './headers.js'
 import type { TrustFunction } from './options.js'
 
 /** What the socket tells us, independent of headers. */
@@ -46,12 +46,11 @@ export function isTrustedPeer(peer: Peer, trust: TrustFunction): boolean {
  * peer vouches for. `name` is lowercase.
  */
 export function lastForwarded(headers: HeaderBag, name: string): string | undefined {
-  const values = valuesOf(headers, name)
-  if (values.length === 0) return undefined
-  // One field line is the common case: no join needed.
-  const joined = values.length === 1 ? values[0]! : values.join(',')
+  // The last element of all field lines joined with ',' is the last element of the last line.
+  const line = lastOf(headers, name)
+  if (line === undefined) return undefined
   // indexOf first: lastIndexOf is a call into the runtime, several times slower.
-  const last = joined.indexOf(',') === -1 ? joined : joined.slice(joined.lastIndexOf(',') + 1)
+  const last = line.indexOf(',') === -1 ? line : line.slice(line.lastIndexOf(',') + 1)
   const value = last.trim()
   return value === '' ? undefined : value
 }
@@ -118,6 +117,13 @@ export function unmapAddress(address: string | undefined): string | undefined {
   return address.toLowerCase().startsWith('::ffff:') && address.includes('.')
     ? address.slice(7)
     : address
+}
+
+/** The raw path of a request target: `splitTarget(target).path`, without building the pair. */
+export function pathOf(target: string): string {
+  // Origin form without query or fragment (most requests): the target is the path.
+  if (target.charCodeAt(0) === 47 && target.indexOf('?') === -1 && target.indexOf('#') === -1) return target
+  return splitTarget(target).path
 }
 
 /** Splits a request target into its raw path and query string (a fragment is dropped). */

@@ -342,4 +342,17 @@ describe('headers over HTTP', () => {
     const answer = JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4))
     expect(answer).toEqual({ input: { a: 1 }, secure: true, host: 'example.test', method: 'PATCH' })
   })
+
+  it('takes the last forwarded value over several field lines, as one comma list', async () => {
+    const { port } = await serve({}, (r) => ({ scheme: r.getScheme(), host: r.getHost(), path: r.getPath() }))
+    const reply = await rawRequest(port, [
+      'GET /a/b?c=1 HTTP/1.0',
+      'Host: example.test',
+      'X-Forwarded-Proto: http',
+      'X-Forwarded-Host: first.test, second.test',
+      'x-forwarded-proto: https',
+    ])
+    const answer = JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4))
+    expect(answer).toEqual({ scheme: 'https', host: 'second.test', path: '/a/b' })
+  })
 })
