@@ -8,6 +8,9 @@ import type { HeaderMap } from './http-error.js'
 
 export type Body = string | Uint8Array | Readable | null
 
+// json()'s headers: lowercase and frozen, so every JSON response can share them (no copy).
+const JSON_HEADERS: HeaderMap = Object.freeze({ 'content-type': 'application/json; charset=utf-8' })
+
 /**
  * An HTTP response: status, lowercase headers, body.
  * @example
@@ -22,7 +25,6 @@ export class FwResponse {
 
   constructor(status: number, headers: HeaderMap = {}, body: Body = null, view: FwResponse['view'] = null) {
     this.status = status
-    // json()'s shared headers are lowercase and frozen already: no copy for every JSON response.
     this.headers = headers === JSON_HEADERS ? JSON_HEADERS : lowerKeys(headers, {})
     this.body = body
     this.view = view
@@ -67,11 +69,8 @@ export class FwResponse {
  */
 export function json(data: unknown, status = 200, headers?: HeaderMap): FwResponse {
   const body = JSON.stringify(data) ?? 'null'
-  // The constructor copies the headers it is given, so the common case can pass a shared object.
   return new FwResponse(status, headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers }, body)
 }
-
-const JSON_HEADERS: HeaderMap = Object.freeze({ 'content-type': 'application/json; charset=utf-8' })
 
 /** Any body with status and headers (text/plain unless a content-type is given). */
 export function create(body: Body = '', status = 200, headers: HeaderMap = {}): FwResponse {

@@ -36,6 +36,11 @@ export function headersFromRaw(raw: readonly string[]): HeaderBag {
   return new RawHeaders(raw)
 }
 
+/** Whether a raw header name is `key` (lowercase): lowercased only when the lengths agree. */
+function isName(name: string, key: string): boolean {
+  return name.length === key.length && (name === key || name.toLowerCase() === key)
+}
+
 class RawHeaders implements ReadonlyMap<string, HeaderEntry> {
   readonly #raw: readonly string[]
   #map: Map<string, HeaderEntry> | null = null
@@ -50,8 +55,7 @@ class RawHeaders implements ReadonlyMap<string, HeaderEntry> {
     const raw = this.#raw
     let values: string[] | undefined
     for (let i = 0; i + 1 < raw.length; i += 2) {
-      const name = raw[i]!
-      if (name.length !== key.length || (name !== key && name.toLowerCase() !== key)) continue
+      if (!isName(raw[i]!, key)) continue
       if (values === undefined) values = [raw[i + 1]!]
       else values.push(raw[i + 1]!)
     }
@@ -63,8 +67,7 @@ class RawHeaders implements ReadonlyMap<string, HeaderEntry> {
     if (this.#map !== null) return this.#map.get(key)?.values[0]
     const raw = this.#raw
     for (let i = 0; i + 1 < raw.length; i += 2) {
-      const name = raw[i]!
-      if (name.length === key.length && (name === key || name.toLowerCase() === key)) return raw[i + 1]!
+      if (isName(raw[i]!, key)) return raw[i + 1]!
     }
     return undefined
   }
@@ -74,8 +77,7 @@ class RawHeaders implements ReadonlyMap<string, HeaderEntry> {
     if (this.#map !== null) return this.#map.get(key)?.values.at(-1)
     const raw = this.#raw
     for (let i = raw.length - 2; i >= 0; i -= 2) {
-      const name = raw[i]!
-      if (name.length === key.length && (name === key || name.toLowerCase() === key)) return raw[i + 1]!
+      if (isName(raw[i]!, key)) return raw[i + 1]!
     }
     return undefined
   }
@@ -162,7 +164,7 @@ const NO_VALUES: readonly string[] = Object.freeze([])
 
 /** The values of `name`, empty when absent. */
 export function headerValues(bag: HeaderBag, name: string): readonly string[] {
-  return bag.get(lowerName(name))?.values ?? NO_VALUES
+  return valuesOf(bag, lowerName(name))
 }
 
 /** The first value of `name`, or undefined. */

@@ -9,7 +9,7 @@ import type { TLSSocket } from 'node:tls'
 import { Readable } from 'node:stream'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { BodySlot } from './body.js'
-import { emptyBody, memoize } from './content.js'
+import { emptyBody } from './content.js'
 import { parseCookies } from './cookies.js'
 import {
   firstOf,
@@ -72,28 +72,17 @@ export function nodeState(req: IncomingMessage, options: ResolvedOptions): Reque
   const method = isUpperCase(wire) ? wire : wire.toUpperCase()
   const target = req.url ?? '/'
   const time = Date.now()
-  const body = hasBody(headers) ? wireSlot(headers, options, () => req) : NO_BODY
-  // Not through assemble(): the derived parts share this one scope (one context, three small
-  // closures) instead of a memoizing wrapper each. Parsing is deterministic, so a parse that
-  // threw simply throws again.
-  let query: Params | null = null
-  let cookies: Params | null = null
-  let server: Params | null = null
-  return {
+  return assemble({
     method,
     target,
     headers,
     peer,
     options,
+    server: () => serverParams({ method, target, headers, peer, protocol: `HTTP/${req.httpVersion}`, time }),
     // Most requests carry no body: their slot is loaded (empty) from the start, so loadBody()
     // and cleanup() cost nothing on them.
-    body,
-    slots: [body],
-    attributes: NO_ATTRIBUTES,
-    query: () => (query ??= parseParams(splitTarget(target).query, options.limits)),
-    cookies: () => (cookies ??= parseCookies(valuesOf(headers, 'cookie').join('; '))),
-    server: () => (server ??= serverParams({ method, target, headers, peer, protocol: `HTTP/${req.httpVersion}`, time })),
-  }
+    body: hasBody(headers) ? wireSlot(headers, options, () => req) : NO_BODY,
+  })
 }
 
 /**
@@ -185,12 +174,16 @@ export interface Parts {
   attributes?: ReadonlyMap<string, unknown>
 }
 
-
-/** Fills the lazily derived parts and registers the body slot for cleanup. */
+/**
+ * Fills the lazily derived parts and registers the body slot for cleanup. Query, cookies and
+ * server params are computed on first use and kept in this one scope (no wrapper per part: this
+ * runs for every request); parsing is deterministic, so a parse that threw throws again.
+ */
 export function assemble(parts: Parts): RequestState {
   const { headers, options, target } = parts
-  const query = parts.query
-  const cookies = parts.cookies
+  let query = parts.query ?? null
+  let cookies = parts.cookies ?? null
+  let server: Params | null = null
   return {
     method: parts.method,
     target,
@@ -200,13 +193,9 @@ export function assemble(parts: Parts): RequestState {
     body: parts.body,
     slots: [parts.body],
     attributes: parts.attributes ?? NO_ATTRIBUTES,
-    server: memoize(parts.server),
-    query: query
-      ? () => query
-      : memoize(() => parseParams(splitTarget(target).query, options.limits)),
-    cookies: cookies
-      ? () => cookies
-      : memoize(() => parseCookies(valuesOf(headers, 'cookie').join('; '))),
+    server: () => (server ??= parts.server()),
+    query: () => (query ??= parseParams(splitTarget(target).query, options.limits)),
+    cookies: () => (cookies ??= parseCookies(valuesOf(headers, 'cookie').join('; '))),
   }
 }
 
