@@ -11,13 +11,18 @@ import type { FwResponse } from '../response.js'
 import type { Middleware } from '../types.js'
 import { clientAddress } from './client-ip.js'
 import { toHttps } from './https-redirect.js'
-import { requestIdOf } from './request-id.js'
+import { requestIdFor } from './request-id.js'
 import { traceIdOf } from './trace.js'
 
 // Computed on first read, from the request as it arrived: most handlers never read them.
 const COMPUTED = {
   client_ip: clientAddress,
   'trace.trace_id': (request: FwRequest): string => traceIdOf(request.getHeaderLine('traceparent')),
+}
+
+/** `request` with the context attributes: `request_id` = `id`, the others computed when read. */
+function inContext(request: FwRequest, id: string): FwRequest {
+  return request.withAttributes({ request_id: id }, COMPUTED)
 }
 
 /**
@@ -31,8 +36,8 @@ export function withContext(inner: Step, rescue: Rescue, redirectToHttps: boolea
     let derived: FwRequest
     try {
       if (redirectToHttps && !request.isSecure()) return toHttps(request)
-      id = requestIdOf(request.getHeaderLine('x-request-id'))
-      derived = request.withAttributes({ request_id: id }, COMPUTED)
+      id = requestIdFor(request)
+      derived = inContext(request, id)
     } catch (error) {
       return rescue(error, request)
     }
@@ -44,7 +49,6 @@ export function withContext(inner: Step, rescue: Rescue, redirectToHttps: boolea
 
 /** The same context as one middleware layer. */
 export const requestContext: Middleware = (request, next) => {
-  const id = requestIdOf(request.getHeaderLine('x-request-id'))
-  const derived = request.withAttributes({ request_id: id }, COMPUTED)
-  return next(derived).then((response: FwResponse) => response.withHeader('x-request-id', id))
+  const id = requestIdFor(request)
+  return next(inContext(request, id)).then((response: FwResponse) => response.withHeader('x-request-id', id))
 }

@@ -2,14 +2,16 @@
  * Sets `request_id` from a well-formed incoming X-Request-Id (a proxy's id keeps logs joined up),
  * else a new UUID, and echoes it in the response.
  */
+import type { FwRequest } from '../request/request.js'
 import type { Middleware } from '../types.js'
 import { idSource, writeHex } from './random-ids.js'
 
 // Ids travel into logs and headers: accept only short, printable, unambiguous ones.
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-/** The request id: a well-formed incoming X-Request-Id, else a new UUID. */
-export function requestIdOf(incoming: string): string {
+/** The request id of `request`: a well-formed incoming X-Request-Id, else a new UUID. */
+export function requestIdFor(request: FwRequest): string {
+  const incoming = request.getHeaderLine('x-request-id')
   return incoming !== '' && SAFE_ID.test(incoming) ? incoming : newRequestId()
 }
 
@@ -30,7 +32,7 @@ export const newRequestId = idSource(36, (random, r, text, t) => {
 })
 
 export const requestId: Middleware = async (request, next) => {
-  const id = requestIdOf(request.getHeaderLine('x-request-id'))
+  const id = requestIdFor(request)
   const response = await next(request.withAttribute('request_id', id))
   return response.withHeader('x-request-id', id)
 }
