@@ -139,8 +139,9 @@ describe('static and parameter routes', () => {
 
 describe('long static paths among paths of their length', () => {
   it('matches each static path exactly, and a dynamic path of the same length still reaches its route', async () => {
-    // Three 20-character statics, two of them equal but in one character (position 17 in the
-    // middle of the differing ones), and a parameter route that matches 20-character paths too.
+    // Three 20-character statics (compared with character probes, then ===), two of them equal
+    // but in their last character, and a parameter route that matches 20-character paths too:
+    // a probe that tested the wrong position or code would turn a hit away.
     const m = await compileRoutes((r) => {
       r.get('/search/repositories', noop, 'repos')
       r.get('/search/repositoriez', noop, 'reposz')
