@@ -1,7 +1,7 @@
 // Runs the benchmarks and writes bench/RESULTS.md.
 //
 // Routing: builds fw's compiled router for each route set, times every router in its own child
-// process (bench/worker.mjs) on each route set in both string modes, runs the fw 10,000-route
+// process (bench/worker.mjs) on each route set in each string mode (fresh, parsed, reused), runs the fw 10,000-route
 // scale test. HTTP (bench/http/): fw, node:http, Fastify, Hono and Express servers, each in its
 // own process, loaded by autocannon from this process. Throttle (bench/throttle/): µs per
 // throttle check of fw's memory / Redis stores and middleware, rate-limiter-flexible and

@@ -2,14 +2,15 @@
 // modes, warms up on all cases, then times `mixed` and each case in the requested string mode
 // with mitata and sends the medians back to the parent (bench/run.mjs) as one IPC message.
 //
-//   node --expose-gc bench/worker.mjs <router> <set> <fresh|reused>
+//   node --expose-gc bench/worker.mjs <router> <set> <fresh|parsed|reused>
 //     [--quick] [--mixed-only] [--fw-dir DIR]
 
 import { parseArgs } from 'node:util'
 import { join } from 'node:path'
 import { routerById } from './lib/adapters.mjs'
 import { loadRouteSet } from './lib/route-set.mjs'
-import { makeCaseFn, makeMixedFn, makePath, medianNs, warmUp } from './lib/timing.mjs'
+import { makeCaseFn, makeMixedFn, makePath, makeWarmUpFn, medianNs, warmUp } from './lib/timing.mjs'
+import { MODES } from './lib/report.mjs'
 import { checkAnswer } from './lib/verify.mjs'
 
 const TMP_DIR = join(import.meta.dirname, '.tmp')
@@ -28,10 +29,10 @@ function parseCli() {
   return { routerId, setId, mode, quick, mixedOnly, fwDir }
 }
 
-// Verification uses both string modes whatever mode is timed: a router must be right on both.
+// Verification uses every string mode whatever mode is timed: a router must be right on all.
 function verifyCase(adapter, c) {
   if (adapter.baseline) return null
-  for (const mode of ['reused', 'fresh']) {
+  for (const mode of MODES) {
     try {
       const raw = adapter.lookup(c.method, makePath(c.path, mode))
       const problem = checkAnswer(adapter.normalize(raw, c.method) ?? null, c)
@@ -76,7 +77,7 @@ async function main() {
   }
   const okCases = set.cases.filter((c) => !problems[c.name])
   if (okCases.length > 0) {
-    warmUp(makeMixedFn(adapter.lookup, okCases, args.mode), args.quick ? 20 : 300)
+    warmUp(makeWarmUpFn(adapter.lookup, okCases, args.mode), args.quick ? 20 : 300)
   }
   const results = await timeCases(adapter, set.cases, problems, args)
   return { version: adapter.version, results }
