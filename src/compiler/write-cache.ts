@@ -36,7 +36,8 @@ export async function writeCache(dir: string, build: BuildOutput): Promise<Write
   const previous = await readManifest(root)
   if (previous === null) await assertOnlyOurs(root)
   if (
-    previous?.contentHash === build.manifest.contentHash &&
+    previous?.formatVersion === build.manifest.formatVersion &&
+    previous.contentHash === build.manifest.contentHash &&
     previous.fingerprint === build.manifest.fingerprint &&
     existsSync(join(root, previous.generation, 'index.mjs')) &&
     existsSync(join(root, ENTRY_FILE))

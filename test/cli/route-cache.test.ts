@@ -160,6 +160,19 @@ describe('fw route:cache build on a TypeScript routes file with a local import',
     expect(generations(cache)).toEqual(generationsBefore)
     expect(readFileSync(join(cache, 'manifest.json'), 'utf8')).toBe(before)
   })
+
+  it('rebuilds a cache of another format version even when the routes did not change', async () => {
+    const manifestFile = join(cache, 'manifest.json')
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { formatVersion: number }
+    writeFileSync(manifestFile, JSON.stringify({ ...manifest, formatVersion: 999 }))
+    const { code, stdout } = await runFw(
+      ['route:cache', 'build', '--routes', 'routes.ts', '--cache', '.fw/cache'],
+      { cwd: dir },
+    )
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/built 5 routes, 5 shards/)
+    expect(JSON.parse(readFileSync(manifestFile, 'utf8')).formatVersion).toBe(manifest.formatVersion)
+  })
 })
 
 describe('fw route:cache build after the routes change', () => {
