@@ -22,6 +22,8 @@ export interface ErrorContext {
 export type ErrorRenderer = (error: HttpError, context: ErrorContext) => FwResponse | Promise<FwResponse>
 
 const SAFETY_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }
+// A 401 must say how to authenticate (RFC 9110 §15.5.2): bearer tokens, unless the error says.
+const CHALLENGE = { 'www-authenticate': 'Bearer' }
 
 /** Normalises anything thrown into an HttpError, logging what is not one. */
 export function toHttpError(thrown: unknown, context: ErrorContext): HttpError {
@@ -40,7 +42,8 @@ export function toHttpError(thrown: unknown, context: ErrorContext): HttpError {
  * renderError(notFound(), { accept: 'application/problem+json', path: '/x', ... })
  */
 export function renderError(error: HttpError, context: ErrorContext): FwResponse {
-  const headers = { ...SAFETY_HEADERS, ...error.headers }
+  const challenge = error.status === 401 && !Object.keys(error.headers).some((name) => name.toLowerCase() === 'www-authenticate')
+  const headers = { ...SAFETY_HEADERS, ...(challenge ? CHALLENGE : {}), ...error.headers }
   const message = error.publicMessage
   const format = pickFormat(context.accept)
   if (format === 'text') {

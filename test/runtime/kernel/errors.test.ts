@@ -26,6 +26,9 @@ const routes: Register = (r) => {
     throw new HttpError(code, { message: 'Custom public message', headers: { 'x-extra': 'yes' } })
   })
   r.get('/admin', () => 'secret', { middleware: [adminsOnly] })
+  r.get('/basic-only', () => {
+    throw new HttpError(401, { headers: { 'WWW-Authenticate': 'Basic realm="files"' } })
+  })
   r.get('/unavailable', () => {
     throw serviceUnavailable('database password rejected for user root', { headers: { 'retry-after': '30' } })
   })
@@ -89,6 +92,16 @@ describe('typed HTTP errors', () => {
     expect(response.status).toBe(409)
     expect(response.header('x-extra')).toBe('yes')
     expect(await jsonOf(response)).toMatchObject({ error: 'Custom public message', code: 409 })
+  })
+
+  it('answers every 401 with a WWW-Authenticate challenge: Bearer unless the error names its own', async () => {
+    const bearer = await call(kernel, '/typed/401')
+    expect(bearer.status).toBe(401)
+    expect(bearer.header('www-authenticate')).toBe('Bearer')
+    const basic = await call(kernel, '/basic-only')
+    expect(basic.status).toBe(401)
+    expect(basic.header('www-authenticate')).toBe('Basic realm="files"')
+    expect((await call(kernel, '/typed/403')).header('www-authenticate')).toBeUndefined()
   })
 
   it('renders an HttpError thrown by middleware before the handler runs', async () => {
