@@ -68,6 +68,8 @@ describe('the example app: routing', () => {
     const answer = await get('/no/such/page')
     expect(answer.status).toBe(404)
     expect(answer.json()).toEqual({ error: 'Not Found', path: '/no/such/page' })
+    expect(answer.headers['cache-control']).toBe('no-store')
+    expect(answer.headers['x-content-type-options']).toBe('nosniff')
     expect((await get('/demo/code/abcd')).status).toBe(404)
   })
 
