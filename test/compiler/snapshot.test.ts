@@ -27,11 +27,11 @@ describe('generated code of the tiny fixture', async () => {
       '__root.mjs',
       '__routes.json',
       '__routes.mjs',
-      '_account_.example.com.whoami.mjs',
       'files.mjs',
       'index.mjs',
       'routes.mjs',
       'users.mjs',
+      '{account}.example.com.whoami.mjs',
     ])
   })
 

@@ -66,9 +66,12 @@ function sortShards(shards: Shard[]): Shard[] {
   return shards.sort((a, b) => rank[a.kind] - rank[b.kind] || (a.bucket < b.bucket ? -1 : 1))
 }
 
-/** A file-system-safe, case-insensitively unique module name (without `.mjs`). */
+/**
+ * A file-system-safe, case-insensitively unique module name (without `.mjs`): a domain shard keeps
+ * its host pattern's braces (`{account}.example.com.users`), legal in file names everywhere.
+ */
 function uniqueFile(base: string, taken: Set<string>): string {
-  const safe = base.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\./, '_').slice(0, 80)
+  const safe = base.replace(/[^A-Za-z0-9._{}-]/g, '_').replace(/^\./, '_').slice(0, 80)
   let name = safe
   for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${safe}~${n}`
   taken.add(name.toLowerCase())
