@@ -69,16 +69,16 @@ describe('fw routes:list', () => {
     expect(table.footer).toBe('4 routes')
   })
 
-  it('prints the same routes as a JSON array with --json', async () => {
+  it('prints the same routes as a JSON array with --json (absent host and name as null, as in the routes the cache exports)', async () => {
     const { code, stdout } = await runFw(['routes:list', '--routes', 'routes.mjs', '--json'], {
       cwd: dir,
     })
     expect(code).toBe(0)
     expect(JSON.parse(stdout)).toEqual([
-      { method: 'GET', host: '', path: '/', name: 'home', middleware: [], handler: 'home()' },
+      { method: 'GET', host: null, path: '/', name: 'home', middleware: [], handler: 'home()' },
       {
         method: 'GET',
-        host: '',
+        host: null,
         path: '/api/v1/users/{id:int}',
         name: 'v1.users.show',
         middleware: ['auth', 'throttle:5,60'],
@@ -86,9 +86,9 @@ describe('fw routes:list', () => {
       },
       {
         method: 'POST',
-        host: '',
+        host: null,
         path: '/api/v1/users',
-        name: '',
+        name: null,
         middleware: ['auth'],
         handler: 'UsersController@store',
       },
@@ -96,7 +96,7 @@ describe('fw routes:list', () => {
         method: 'GET',
         host: '{account}.example.com',
         path: '/whoami',
-        name: '',
+        name: null,
         middleware: [],
         handler: 'closure',
       },

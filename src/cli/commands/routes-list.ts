@@ -4,11 +4,12 @@ import pc from 'picocolors'
 import { resolvePaths } from '../config.js'
 import type { Output } from '../output.js'
 
+/** One route; `host` and `name` are null when absent, as in the cache's `routes`. */
 export interface RouteRow {
   method: string
-  host: string
+  host: string | null
   path: string
-  name: string
+  name: string | null
   middleware: string[]
   handler: string
 }
@@ -27,9 +28,9 @@ export function registerRoutesListCommand(program: Command, output: Output): voi
       analyzeRoutes(registrar.routes, new Set(registrar.aliases.keys()))
       const rows: RouteRow[] = registrar.routes.map((r) => ({
         method: r.method,
-        host: r.host ?? '',
+        host: r.host,
         path: r.path,
-        name: r.name ?? '',
+        name: r.name,
         middleware: r.middleware.map(describeMiddleware),
         handler: describeHandler(r.handler),
       }))
@@ -39,7 +40,7 @@ export function registerRoutesListCommand(program: Command, output: Output): voi
 
 function formatTable(rows: RouteRow[]): string {
   const header = ['METHOD', 'HOST', 'PATH', 'NAME', 'MIDDLEWARE', 'HANDLER']
-  const cells = rows.map((r) => [r.method, r.host || '*', r.path, r.name, r.middleware.join(', '), r.handler])
+  const cells = rows.map((r) => [r.method, r.host ?? '*', r.path, r.name ?? '', r.middleware.join(', '), r.handler])
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
   const line = (c: string[]): string => c.map((text, i) => text.padEnd(widths[i]!)).join('  ').trimEnd()
   return [pc.bold(line(header)), ...cells.map(line), pc.dim(`${rows.length} routes`)].join('\n')
