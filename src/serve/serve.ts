@@ -28,7 +28,7 @@ export interface ServeOptions {
 
 /** Runs until SIGTERM/SIGINT; resolves after the drain. */
 export async function serve(options: ServeOptions): Promise<void> {
-  checkProductionSecret()
+  checkProductionSecret(options.kernel?.env)
   if (options.workers > 1 && cluster.isPrimary) return runPrimary(options)
   // Workers only load the routes: the primary built the cache (the kernel checks it matches).
   const register = cluster.isWorker
@@ -118,9 +118,9 @@ async function runPrimary(options: ServeOptions): Promise<void> {
   })))
 }
 
-/** DESIGN.md: in production, no start without a JWT_SECRET of at least 32 bytes. */
-function checkProductionSecret(): void {
-  if (process.env.APP_ENV !== 'production') return
+/** DESIGN.md: in production (APP_ENV, or the kernel's env option), no start without a JWT_SECRET of at least 32 bytes. */
+function checkProductionSecret(kernelEnv: KernelOptions['env']): void {
+  if ((kernelEnv ?? process.env.APP_ENV) !== 'production') return
   const secret = process.env.JWT_SECRET ?? ''
   if (Buffer.byteLength(secret) < 32) {
     throw new FwError('FW_SERVE_CONFIG', `JWT_SECRET is ${secret === '' ? 'not set' : `only ${Buffer.byteLength(secret)} bytes`}; production needs at least 32`, {

@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   FW_URL_PARAM: 'urlFor was given a missing, unknown or invalid parameter',
   FW_SERVE_PORT: 'The port to serve on is already in use',
   FW_SERVE_CONFIG: 'The server cannot start with this configuration',
+  FW_CONFIG_INVALID: 'fw.config.ts threw or does not export an object',
   FW_INIT_EXISTS: 'fw init would overwrite existing files',
   FW_USER_EXISTS: 'A user with this email already exists',
   FW_USER_INVALID: 'The user to create is missing a field or has an invalid one',

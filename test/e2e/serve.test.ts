@@ -98,4 +98,60 @@ describe('fw serve in production', () => {
       expect(result.stderr).toMatch(/hint: Set JWT_SECRET/)
     }
   })
+
+  it('takes APP_ENV and JWT_SECRET from fw.config.ts, over the environment', async () => {
+    const refused = makeProject({
+      'routes.mjs': ROUTES(),
+      'fw.config.mjs': `export default { routes: 'routes.mjs', APP_ENV: 'production' }\n`,
+    })
+    const result = await runFw(['serve', '--port', '0'], { cwd: refused, env: { APP_ENV: 'development', JWT_SECRET: '' } })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/error JWT_SECRET is not set; production needs at least 32 \[FW_SERVE_CONFIG\]/)
+
+    const dir = makeProject({
+      'routes.mjs': ROUTES(),
+      'fw.config.mjs': `export default { routes: 'routes.mjs', env: { APP_ENV: 'production', JWT_SECRET: '${'s'.repeat(40)}' } }\n`,
+    })
+    const app = await serveApp(['--port', '0'], { cwd: dir, env: { APP_ENV: 'development', JWT_SECRET: '' } })
+    try {
+      expect(app.output()).toMatch(/\(3 routes, production\)/)
+      // Production redirects plain HTTP to HTTPS.
+      const answer = await fetch(`${app.url}/hello`, { redirect: 'manual' })
+      expect(answer.status).toBe(301)
+      expect(answer.headers.get('location')).toMatch(/^https:\/\/127\.0\.0\.1(:\d+)?\/hello$/)
+    } finally {
+      await app.stop()
+    }
+  })
+
+  it("also refuses when production comes from the config's kernel options", async () => {
+    const dir = makeProject({
+      'routes.mjs': ROUTES(),
+      'fw.config.mjs': `export default { routes: 'routes.mjs', kernel: { env: 'production' } }\n`,
+    })
+    const result = await runFw(['serve', '--port', '0'], { cwd: dir, env: { JWT_SECRET: '' } })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/error JWT_SECRET is not set; production needs at least 32 \[FW_SERVE_CONFIG\]/)
+  })
+})
+
+describe('a broken fw.config', () => {
+  it('is one error line naming the config file and line, exit 1, no stack', async () => {
+    const dir = makeProject({
+      'routes.mjs': ROUTES(),
+      'fw.config.mjs': `const port = 3000\nthrow new Error('cfg boom')\nexport default { port }\n`,
+    })
+    const result = await runFw(['serve', '--port', '0'], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/error fw\.config\.mjs:2:\d+: The config file threw while it was loaded: cfg boom \[FW_CONFIG_INVALID\]/)
+    expect(result.stderr).toMatch(/hint: Fix fw\.config\.mjs/)
+    expect(result.stderr).not.toMatch(/\n\s+at /)
+  })
+
+  it('is refused when its default export is not an object', async () => {
+    const dir = makeProject({ 'routes.mjs': ROUTES(), 'fw.config.mjs': `export default 'routes.mjs'\n` })
+    const result = await runFw(['route:cache', 'build'], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/error fw\.config\.mjs:1:1: The config file must export an object as its default export \[FW_CONFIG_INVALID\]/)
+  })
 })

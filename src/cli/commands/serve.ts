@@ -1,7 +1,7 @@
 /** `fw serve`: run the app (see src/serve/serve.ts). */
 import type { Command } from 'commander'
 import pc from 'picocolors'
-import { readConfig, resolvePaths } from '../config.js'
+import { applyConfigEnv, readConfig, resolvePaths } from '../config.js'
 import { isDebug, printError, type Output } from '../output.js'
 
 interface ServeFlags {
@@ -33,8 +33,10 @@ export function registerServeCommand(program: Command, output: Output): void {
       if (!Number.isInteger(workers) || workers < 1 || workers > 64) {
         throw new FwError('FW_SERVE_CONFIG', `--workers ${flags.workers} is not a worker count`, { hint: 'Use a whole number from 1 to 64.' })
       }
-      const paths = await resolvePaths(flags)
-      const config = (await readConfig()) as { kernel?: object }
+      const config = await readConfig()
+      // Before anything reads them: the kernel, the auth and throttle stores, the secret check.
+      applyConfigEnv(config)
+      const paths = await resolvePaths(flags, config)
       const { serve } = await import('../../serve/serve.js')
       const debug = isDebug(process.argv)
       await serve({

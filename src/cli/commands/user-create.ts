@@ -7,6 +7,7 @@
 import type { Command } from 'commander'
 import type { Readable } from 'node:stream'
 import { FwError, type ErrorCode } from '../../shared/errors.js'
+import { applyConfigEnv, readConfig } from '../config.js'
 import type { Output } from '../output.js'
 
 interface UserCreateFlags {
@@ -58,7 +59,7 @@ export function registerUserCreateCommand(
     .option('--password-stdin', 'read the password from standard input')
     .option(
       '--database <url>',
-      'sqlite:PATH or postgres://... (default: DATABASE_URL, else sqlite:.fw/app.db)',
+      'sqlite:PATH or postgres://... (default: DATABASE_URL from fw.config or the environment, else sqlite:.fw/app.db)',
     )
     .action(async (flags: UserCreateFlags) => {
       const details = checkDetails(flags)
@@ -71,6 +72,7 @@ export function registerUserCreateCommand(
           problem,
           'Use a longer passphrase, e.g. four random words.',
         )
+      applyConfigEnv(await readConfig())
       const url = flags.database ?? (process.env.DATABASE_URL || auth.DEFAULT_DATABASE_URL)
       const db = await auth.openDatabase(url).catch((error: unknown) => {
         if (error instanceof TypeError)
