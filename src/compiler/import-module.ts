@@ -28,7 +28,12 @@ export async function importModule(file: string): Promise<ImportedModule> {
   try {
     await writeFile(outfile, code)
     process.setSourceMapsEnabled(true)
-    const module = (await import(pathToFileURL(outfile).href)) as Record<string, unknown>
+    let module: Record<string, unknown>
+    try {
+      module = (await import(pathToFileURL(outfile).href)) as Record<string, unknown>
+    } catch (error) {
+      throw missingPackage(error, file, Object.keys(inputs)) ?? error
+    }
     return { module, inputs, code }
   } finally {
     await rm(outfile, { force: true })
@@ -72,6 +77,33 @@ async function bundle(file: string, outfile: string): Promise<{ inputs: Record<s
     })
   }
 }
+
+/**
+ * A package the module imports but Node cannot find, as an error at the import in the user's
+ * source (Node names the temporary bundle instead); null for any other error.
+ */
+function missingPackage(error: unknown, file: string, sources: string[]): FwError | null {
+  if ((error as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') return null
+  const name = /Cannot find package '([^']+)'/.exec((error as Error).message)?.[1]
+  if (name === undefined) return null
+  // `from 'pkg'`, `import 'pkg'`, `import('pkg')`, `require('pkg')`, also with a subpath.
+  const specifier = new RegExp(`(?:from|import|require)\\s*\\(?\\s*(['"])${escapeRegExp(name)}(?:/[^'"]*)?\\1`)
+  let location = { file: displayPath(file), line: 1, column: 1 }
+  for (const source of [file, ...sources.filter((s) => s !== file)]) {
+    const lines = readFileSync(source, 'utf8').split('\n')
+    const at = lines.findIndex((line) => specifier.test(line))
+    if (at === -1) continue
+    location = { file: displayPath(source), line: at + 1, column: lines[at]!.search(/\S/) + 1 }
+    break
+  }
+  return new FwError('FW_ROUTES_LOAD', `${location.file} imports the package '${name}', which is not installed`, {
+    hint: `Install it in the app (npm install ${name}) or fix the import.`,
+    location,
+    cause: error,
+  })
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /** Ends esbuild's service process (a long-running server needs it no more after loading). */
 export function stopBundler(): Promise<void> {

@@ -159,6 +159,18 @@ describe('fw route:cache build on invalid routes', () => {
     expect(list(dir)).toEqual(['routes.ts'])
   })
 
+  it('reports a package that is not installed at the import that names it, in any imported file', async () => {
+    const dir = makeProject({
+      'routes.ts': `import { helper } from './lib.ts'\nexport default (r) => {\n  r.get('/', helper)\n}\n`,
+      'lib.ts': `// helpers\nimport pad from 'no-such-package-fw-test/sub'\nexport const helper = () => pad\n`,
+    })
+    const result = await runFw(BUILD, { cwd: dir })
+    const error = expectOneErrorLine(result, 'lib.ts:2', 'FW_ROUTES_LOAD')
+    expect(error).toContain("imports the package 'no-such-package-fw-test', which is not installed")
+    expect(error).not.toMatch(/\.fw-\d+/)
+    expect(list(dir)).toEqual(['lib.ts', 'routes.ts'])
+  })
+
   it('reports a missing routes file by name', async () => {
     const dir = makeProject()
     const result = await runFw(['route:cache', 'build', '--routes', 'nope.ts'], { cwd: dir })
