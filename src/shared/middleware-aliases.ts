@@ -11,11 +11,12 @@ const none: ParamCheck = (params) => (params === null ? null : 'takes no paramet
 const positiveInt = (text: string | undefined): boolean =>
   text !== undefined && /^[1-9][0-9]{0,8}$/.test(text)
 
+// `throttle` (60 per 60 s), `throttle:<max>` (per 60 s, as Laravel's one-number form) or `throttle:<max>,<seconds>`.
 const throttle: ParamCheck = (params) => {
   if (params === null) return null
   const parts = params.split(',')
-  if (parts.length !== 2 || !positiveInt(parts[0]) || !positiveInt(parts[1])) {
-    return 'expects two positive integers: throttle:<max requests>,<window seconds>'
+  if (parts.length > 2 || !parts.every(positiveInt)) {
+    return 'expects one or two positive integers: throttle:<max requests>[,<window seconds>]'
   }
   return null
 }
@@ -36,7 +37,7 @@ export const BUILTIN_ALIASES: Readonly<Record<string, ParamCheck>> = {
 /**
  * Validates one alias string. Returns null when valid, else what is wrong.
  * @example
- * checkAlias('throttle:0,60', new Set()) // 'throttle:0,60: expects two positive integers: ...'
+ * checkAlias('throttle:0,60', new Set()) // 'throttle:0,60: expects one or two positive integers: ...'
  */
 export function checkAlias(alias: string, custom: ReadonlySet<string>): string | null {
   const colon = alias.indexOf(':')

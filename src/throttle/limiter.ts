@@ -48,20 +48,21 @@ export interface ThrottleDecision {
 export const DEFAULT_RULE: ThrottleRule = { max: 60, windowMs: 60_000 }
 
 /**
- * The rule of an alias's parameters: `['5', '60']` → 5 per 60 s; `[]` → the default.
+ * The rule of an alias's parameters: `['5', '60']` → 5 per 60 s; `['5']` → 5 per 60 s (the
+ * default window, as Laravel's `throttle:5`); `[]` → the default.
  * The compiler already rejects malformed aliases; this re-checks for hand-built kernels.
  * @example
  * parseRule(['5', '60']) // { max: 5, windowMs: 60000 }
  */
 export function parseRule(params: readonly string[]): ThrottleRule {
   if (params.length === 0) return DEFAULT_RULE
-  const [max, seconds] = params.map((p) => (/^[1-9][0-9]{0,8}$/.test(p.trim()) ? Number(p) : NaN))
-  if (params.length !== 2 || !Number.isFinite(max) || !Number.isFinite(seconds)) {
+  const [max, seconds = DEFAULT_RULE.windowMs / 1000] = params.map((p) => (/^[1-9][0-9]{0,8}$/.test(p.trim()) ? Number(p) : NaN))
+  if (params.length > 2 || !Number.isFinite(max) || !Number.isFinite(seconds)) {
     throw new TypeError(
-      `throttle:${params.join(',')} expects two positive integers: throttle:<max requests>,<window seconds>`,
+      `throttle:${params.join(',')} expects one or two positive integers: throttle:<max requests>[,<window seconds>]`,
     )
   }
-  return { max: max!, windowMs: seconds! * 1000 }
+  return { max: max!, windowMs: seconds * 1000 }
 }
 
 /**

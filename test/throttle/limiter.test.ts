@@ -100,17 +100,19 @@ describe('parseRule', () => {
     expect(parseRule(['3', '3600'])).toEqual({ max: 3, windowMs: 3_600_000 })
     expect(parseRule([])).toEqual(DEFAULT_RULE)
     expect(DEFAULT_RULE).toEqual({ max: 60, windowMs: 60_000 })
+    // One number: that many per the default 60 s window (Laravel's throttle:5).
+    expect(parseRule(['5'])).toEqual({ max: 5, windowMs: 60_000 })
   })
 
   it.each([
     ['0', '60'],
     ['a', '60'],
-    ['5'],
+    ['0'],
     ['5', '60', '1'],
     ['-1', '60'],
     ['5', '0'],
     ['1.5', '60'],
   ])('rejects throttle:%s', (...params: string[]) => {
-    expect(() => parseRule(params)).toThrow(/two positive integers/)
+    expect(() => parseRule(params)).toThrow(/one or two positive integers/)
   })
 })
