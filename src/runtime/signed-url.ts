@@ -60,7 +60,7 @@ export class UrlSigner {
   verify(request: FwRequest): void {
     const pairs = parsePairs(request.getQueryString())
     const sig = pairs.filter(([k]) => k === '_sig')
-    if (sig.length !== 1 || !/^[0-9a-f]{64}$/.test(sig[0]![1])) throw badRequest('Missing or malformed URL signature')
+    if (sig.length !== 1) throw badRequest(sig.length === 0 ? 'Missing URL signature' : 'Repeated URL signature')
     const exp = pairs.filter(([k]) => k === '_exp')
     if (exp.length > 1 || (exp.length === 1 && !/^[0-9]{1,12}$/.test(exp[0]![1]))) {
       throw badRequest('Malformed URL expiry')
@@ -70,8 +70,10 @@ export class UrlSigner {
       `${request.getPath()}?${canonical}`,
       `${request.getSchemeAndHttpHost()}${request.getPath()}?${canonical}`,
     ]
-    const given = Buffer.from(sig[0]![1], 'hex')
-    const valid = this.#keys.some((key) => payloads.some((p) => timingSafeEqual(hmac(key, p), given)))
+    // A signature that is not 64 hex digits (either case) matches no key: 403 like any wrong one.
+    const text = sig[0]![1]
+    const given = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : null
+    const valid = given !== null && this.#keys.some((key) => payloads.some((p) => timingSafeEqual(hmac(key, p), given)))
     if (!valid) throw forbidden('Invalid URL signature')
     if (exp.length === 1 && Number(exp[0]![1]) < this.#now()) throw gone('This link has expired')
   }

@@ -100,12 +100,20 @@ describe('verification', () => {
     expect(verdict(s, bySeconds)).toBe(410)
   })
 
-  it('answers 400 when _sig is missing or not 64 hex digits', () => {
+  it('answers 400 when _sig is missing or repeated', () => {
     const s = signer(['k1'])
     expect(verdict(s, '/files/3')).toBe(400)
-    expect(verdict(s, '/files/3?_sig=abc')).toBe(400)
     const url = s.signedUrlFor('files.show', { id: 3 })
     expect(verdict(s, `${url}&_sig=${'0'.repeat(64)}`)).toBe(400)
+  })
+
+  it('answers 403 for a _sig that is not 64 hex digits (no key can match it), and reads hex in either case', () => {
+    const s = signer(['k1'])
+    expect(verdict(s, '/files/3?_sig=abc')).toBe(403)
+    const url = s.signedUrlFor('files.show', { id: 3 })
+    expect(verdict(s, url.replace(/_sig=([0-9a-f]+)/, '_sig=$1x'))).toBe(403)
+    expect(verdict(s, url.replace(/_sig=[0-9a-f]{2}/, '_sig=zz'))).toBe(403)
+    expect(verdict(s, url.replace(/_sig=([0-9a-f]+)/, (_m, hex: string) => `_sig=${hex.toUpperCase()}`))).toBe(200)
   })
 
   it('answers 400 when _exp is malformed or repeated', () => {
