@@ -9,7 +9,7 @@
 // kept between marker comments (lib/sections.mjs), so each benchmark can be re-run alone.
 //
 //   node bench/run.mjs              routing + HTTP + throttle (`npm run bench` builds fw first),
-//                                   under 10 min
+//                                   about 15 min (routing ~8, HTTP ~7, throttle ~0.5)
 //   node bench/run.mjs --http       HTTP only (5 s per timed run; 4 s when run with the routing)
 //   node bench/run.mjs --throttle   throttle only (~30 s; Redis at REDIS_URL, else 127.0.0.1:6379)
 //                                   (--http --throttle: both, no routing)

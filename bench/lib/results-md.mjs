@@ -46,7 +46,12 @@ const METHOD_NOTES = `- Every router runs in its own child process (\`bench/work
 - The \`(string + call only)\` row is a pseudo-router returning the path: the cost of making the
   string (not timed in parsed mode), the call and \`do_not_optimize\`. It is included in every
   other number (not subtracted).
-- \`fastest peer ÷ fw\`: above 1 means fw is faster by that factor.`
+- \`fastest peer ÷ fw\`: above 1 means fw is faster by that factor.
+- Noise: on the 2-core VM these numbers were taken on, the speed of a process varies with the
+  core it runs on and the moment (a plain arithmetic loop: 0.56–0.75 ns per iteration), and
+  memory-bound lookups vary more: fw's set (a) \`mixed\` measured 61–116 ns, and @medley/router's
+  110–240 ns, in consecutive processes of one build. Compare routers within one run, and read a
+  difference under ~20% in a single cell as noise.`
 
 const STATIC_NOTES = `- find-my-way 9.10.1 (installed) **has** \`compile()\` ("Compiler mode" in its README): it is
   measured as its own row, using \`find()\` like the plain row.
