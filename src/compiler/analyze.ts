@@ -246,7 +246,7 @@ function fail(code: ErrorCode, message: string, location: SourceLocation | undef
 
 function middlewareHint(aliases: ReadonlySet<string>): string {
   const custom = aliases.size ? `, or your own: ${[...aliases].join(', ')}` : ''
-  return `Built-in aliases: auth, throttle:<max>,<seconds>, role:<roles>, verifySignedUrl, negotiate${custom}. Register others with r.alias(name, fn).`
+  return `Built-in aliases: auth, throttle:<max>,<seconds>, role:<roles>, verifySignedUrl, negotiate[:<locales>]${custom}. Register others with r.alias(name, fn).`
 }
 
 function label(record: RouteRecord): string {

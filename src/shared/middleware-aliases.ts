@@ -21,6 +21,12 @@ const throttle: ParamCheck = (params) => {
   return null
 }
 
+// `negotiate` (any locale the client prefers) or `negotiate:en,fr` (the locales the app has).
+const localeList: ParamCheck = (params) =>
+  params === null || params.split(',').every((tag) => /^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/.test(tag))
+    ? null
+    : 'expects a comma-separated list of language tags: negotiate:en,fr-CH'
+
 const roleList: ParamCheck = (params) =>
   params !== null && params.split(',').every((role) => /^[\w.:-]+$/.test(role))
     ? null
@@ -31,7 +37,7 @@ export const BUILTIN_ALIASES: Readonly<Record<string, ParamCheck>> = {
   throttle,
   role: roleList,
   verifySignedUrl: none,
-  negotiate: none,
+  negotiate: localeList,
 }
 
 /**

@@ -21,6 +21,7 @@ const routes: Register = (r) => {
     charset: request.getAttribute('negotiated.charset'),
     locale: request.getAttribute('locale'),
   }), { middleware: ['negotiate'] })
+  r.get('/negotiate-listed', (request: FwRequest) => ({ locale: request.getAttribute('locale') }), { middleware: ['negotiate:en,fr'] })
   r.get('/plain', (request: FwRequest) => ({ type: request.getAttribute('negotiated.type', 'unset') }))
 }
 
@@ -146,16 +147,32 @@ describe('negotiate', () => {
       uri: '/negotiate',
       headers: { accept: 'text/plain;q=0.9, text/html;q=0.1', 'accept-charset': 'iso-8859-1, utf-8;q=0.5', 'accept-language': 'en-GB, fr;q=0.5' },
     })
-    expect(await jsonOf(response)).toEqual({ type: 'text/plain', charset: 'iso-8859-1', locale: 'en' })
+    expect(await jsonOf(response)).toEqual({ type: 'text/plain', charset: 'iso-8859-1', locale: 'en-GB' })
   })
 
-  it('defaults to JSON, utf-8 and the first locale without the headers', async () => {
+  it('defaults to JSON, utf-8 and the locale en without the headers', async () => {
     expect(await jsonOf(await call(kernel, '/negotiate'))).toEqual({ type: 'application/json', charset: 'utf-8', locale: 'en' })
   })
 
-  it('gives a null type when nothing offered is acceptable, and falls back to the first locale', async () => {
+  it('gives a null type when nothing offered is acceptable', async () => {
     const response = await call(kernel, { uri: '/negotiate', headers: { accept: 'image/png', 'accept-language': 'de' } })
-    expect(await jsonOf(response)).toMatchObject({ type: null, locale: 'en' })
+    expect(await jsonOf(response)).toMatchObject({ type: null, locale: 'de' })
+  })
+
+  it('skips language tags that are not well-formed, and * (the header is hostile)', async () => {
+    const locale = async (header: string): Promise<unknown> =>
+      ((await jsonOf(await call(kernel, { uri: '/negotiate', headers: { 'accept-language': header } }))) as { locale: unknown }).locale
+    expect(await locale('<script>alert(1)</script>, fr-CH;q=0.8')).toBe('fr-CH')
+    expect(await locale('*, de;q=0.1')).toBe('de')
+    expect(await locale('en_US"')).toBe('en')
+  })
+
+  it('picks from the locales the alias names (negotiate:en,fr), else the first of them', async () => {
+    const locale = async (header: string): Promise<unknown> =>
+      ((await jsonOf(await call(kernel, { uri: '/negotiate-listed', headers: { 'accept-language': header } }))) as { locale: unknown }).locale
+    expect(await locale('de-CH, fr;q=0.8, en;q=0.5')).toBe('fr')
+    expect(await locale('en-GB')).toBe('en')
+    expect(await locale('de')).toBe('en')
   })
 
   it('runs only where the alias is applied', async () => {
