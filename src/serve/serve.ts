@@ -38,6 +38,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   // Without --watch nothing is bundled again: let esbuild's service process go.
   if (!options.watch) await (await import('../compiler/import-module.js')).stopBundler()
   const server = await startServer(kernel, options)
+  useServerUrl(kernel, server.url)
   if (!cluster.isWorker) {
     options.say(`fw serve → ${server.url}  (${kernel.router.routes.length} routes, ${kernel.env}${options.watch ? ', watching' : ''})`)
   }
@@ -48,7 +49,7 @@ export async function serve(options: ServeOptions): Promise<void> {
         onBuild: (result, changed) => {
           if (changed.length === 0) return
           boot(options, result.register).then((next) => {
-            kernel = next
+            kernel = useServerUrl(next, server.url)
             server.swap(next)
             options.say(`reloaded ${result.manifest.routeCount} routes (changed: ${changed.join(', ')})`)
           }, options.onError)
@@ -65,6 +66,15 @@ export async function serve(options: ServeOptions): Promise<void> {
   await (await import('../throttle/index.js')).closeDefaultThrottle()
   // A worker's IPC channel to the primary would keep it alive after the drain.
   cluster.worker?.disconnect()
+}
+
+/**
+ * Without APP_URL, absolute URLs start with the address this server answers on (the generated
+ * router's default, http://localhost, has no port). A wildcard host is shown as localhost.
+ */
+function useServerUrl(kernel: Kernel, url: string): Kernel {
+  if (!process.env.APP_URL) kernel.router.setBaseUrl(url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost'))
+  return kernel
 }
 
 async function boot(options: ServeOptions, register: (r: Registrar) => void): Promise<Kernel> {

@@ -39,7 +39,8 @@ const postJson = (path: string, data: unknown, headers: Record<string, string> =
 beforeAll(async () => {
   assertBuilt()
   const dir = makeProject()
-  app = await serveApp(['--routes', 'routes.example.ts', '--cache', join(dir, 'cache')])
+  // APP_URL unset: absolute URLs use the address fw serve listens on.
+  app = await serveApp(['--routes', 'routes.example.ts', '--cache', join(dir, 'cache')], { env: { APP_URL: '' } })
 })
 
 afterAll(async () => {
@@ -168,7 +169,8 @@ describe('the example app: responses and URLs', () => {
   })
 
   it('generates relative and absolute URLs with a query', async () => {
-    expect((await get('/demo/url/3')).json()).toEqual({ relative: '/demo/url/3?tab=posts', absolute: 'http://localhost/demo/url/3?tab=posts' })
+    // Without APP_URL, fw serve makes absolute URLs on the address it listens on.
+    expect((await get('/demo/url/3')).json()).toEqual({ relative: '/demo/url/3?tab=posts', absolute: `${app.url}/demo/url/3?tab=posts` })
   })
 
   it('signs a URL that verifies, and rejects a tampered or unsigned one', async () => {
