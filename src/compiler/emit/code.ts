@@ -82,8 +82,13 @@ export function emitStaticSwitch<V>(out: CodeWriter, statics: ReadonlyMap<string
   // A longer path is compared with `===`, after three characters that turn away nearly every
   // other path of that length (a dynamic path sharing the length and the switch's character must
   // not pay the whole comparison, ~50 ns on a sliced string).
+  // A short path is compared by its characters, but for the one the switch has just read.
   const equals = (path: string, at: number): string => {
-    if (path.length <= STATIC_CHARS_MAX) return hasLiteral(path.slice(1), '1')
+    if (path.length <= STATIC_CHARS_MAX) {
+      const tests: string[] = []
+      for (let i = 1; i < path.length; i++) if (i !== at) tests.push(`path.charCodeAt(${i}) === ${path.charCodeAt(i)}`)
+      return `/* ${safeComment(path.slice(1))} */ ${tests.length === 0 ? 'true' : tests.join(' && ')}`
+    }
     const probes = [1, path.length - 1, path.length >> 1].filter((i, k, all) => i !== at && all.indexOf(i) === k)
     const tests = probes.map((i) => `path.charCodeAt(${i}) === ${path.charCodeAt(i)}`)
     return `${tests.join(' && ')} && path === ${lit(path)}`
