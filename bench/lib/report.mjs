@@ -49,7 +49,7 @@ function ratioText(byRouter, caseName) {
   return `${(best.ns / fwNs).toFixed(2)}x`
 }
 
-// { header, rows } for one route set and string mode: router × case, median ns per lookup.
+// { header, rows } for one route set and string mode: router × case, ns per lookup (best round).
 export function resultTable(set, byRouter) {
   const cases = caseNames(set)
   const rows = ROUTERS.filter((r) => byRouter[r.id]).map((r) => [

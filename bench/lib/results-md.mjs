@@ -24,12 +24,15 @@ const METHOD_NOTES = `- Every router runs in its own child process (\`bench/work
   route name) and the params, compared as strings. A router that fails a case shows \`wrong\`
   there and is not timed on it; \`mixed\` is only timed when every case is right.
 - Then the router is warmed up on all cases round robin (300 ms), so each case is timed in the
-  state a server that sees mixed traffic is in. Each case is timed with mitata's \`measure()\`
-  (the function \`bench()\`/\`run()\` call) for at least 300 ms (samples are batches of 4096
-  calls); the number is the median (p50) ns per lookup. \`mixed\` (all cases round robin, one
-  pass divided by the number of cases) is timed first, right after the warm-up; because it
-  swings between processes, it is also timed in 2 more processes per router and the median of
-  the 3 is reported (all 3 are listed below the set tables).
+  state a server that sees mixed traffic is in. \`mixed\` (all cases round robin, one pass divided
+  by the number of cases) and each case are timed with mitata's \`measure()\` (the function
+  \`bench()\`/\`run()\` call; fast functions are sampled in batches of 4096 calls) in 5 interleaved
+  rounds of 60 ms — round 1 of \`mixed\` and of every case, then round 2, ... — each round giving
+  the median (p50) ns per lookup; the number reported is the lowest round. This VM's speed flips
+  between states within a second (see Noise below), and the best of interleaved rounds compares
+  every router and case in the same, quiet state. \`mixed\` also swings between processes (JIT
+  luck), so it is timed in 2 more processes per router, run after all routers' first ones, and
+  the median of the 3 is reported (all 3 are listed below the set tables).
 - **fresh**: each lookup gets a string object that did not exist before: \`base.slice(from)\` of
   the path behind a fixed prefix. V8 returns a new SlicedString (or a new flat copy under 13
   chars) with no cached hash and not internalized — what a router gets when the path is cut from
@@ -49,9 +52,11 @@ const METHOD_NOTES = `- Every router runs in its own child process (\`bench/work
 - \`fastest peer ÷ fw\`: above 1 means fw is faster by that factor.
 - Noise: on the 2-core VM these numbers were taken on, the speed of a process varies with the
   core it runs on and the moment (a plain arithmetic loop: 0.56–0.75 ns per iteration), and
-  memory-bound lookups vary more: fw's set (a) \`mixed\` measured 61–116 ns, and @medley/router's
-  110–240 ns, in consecutive processes of one build. Compare routers within one run, and read a
-  difference under ~20% in a single cell as noise.`
+  lookups vary more: fw's set (a) \`mixed\` measured 68 and 134 ns in consecutive 150 ms rounds
+  of one process, and 61–116 ns across processes of one build (code-heavy routers like fw's
+  generated matcher swing the most). Before the best-of-rounds protocol a single 300 ms median
+  per cell reported whichever state it mostly ran in. Compare routers within one run, and read
+  a difference under ~20% in a single cell as noise.`
 
 const STATIC_NOTES = `- find-my-way 9.10.1 (installed) **has** \`compile()\` ("Compiler mode" in its README): it is
   measured as its own row, using \`find()\` like the plain row.
@@ -103,7 +108,7 @@ function setSection(set, runs, fwBuild) {
   for (const mode of MODES) {
     const byRouter = runs[set.id]?.[mode]
     if (!byRouter) continue
-    parts.push('', `### ${MODE_TITLES[mode]} (median ns per lookup)`, '')
+    parts.push('', `### ${MODE_TITLES[mode]} (ns per lookup: best of 5 rounds, each a median)`, '')
     parts.push(markdownTable(resultTable(set, byRouter)))
   }
   return parts.join('\n')
