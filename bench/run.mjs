@@ -10,14 +10,14 @@
 //
 //   node bench/run.mjs              routing + HTTP + throttle (`npm run bench` builds fw first),
 //                                   about 15 min (routing ~8, HTTP ~7, throttle ~0.5)
-//   node bench/run.mjs --http       HTTP only (5 s per timed run; 4 s when run with the routing)
+//   node bench/run.mjs --http       HTTP only (6 rounds of 2.5 s per server and scenario; 2 s with the routing)
 //   node bench/run.mjs --throttle   throttle only (~30 s; Redis at REDIS_URL, else 127.0.0.1:6379)
 //                                   (--http --throttle: both, no routing)
 //   node bench/run.mjs --no-http    routing + throttle; --no-throttle: routing + HTTP
 //   node bench/run.mjs --quick      smoke run: verifies everything, times briefly, writes
 //                                   bench/.tmp/RESULTS-quick.md instead of bench/RESULTS.md
 //   --routers fw,rou3 --sets a      restrict the routing run (for development)
-//   --servers fw,fastify --scenarios hello,routes --duration 5 --rounds 3
+//   --servers fw,fastify --scenarios hello,routes --duration 2.5 --rounds 6
 //                                   restrict or tune the HTTP run
 //   --limiters fw-store,rlf-memory  restrict the throttle run (ids in bench/throttle/limiters.mjs)
 
@@ -89,8 +89,8 @@ function parseCli() {
         ? null
         : httpOptions({
             quick: values.quick,
-            // With the routing benchmark (~4 min), 4 s runs keep `npm run bench` under 10 min.
-            durationS: number(values.duration) ?? (values.quick ? 1 : routing ? 4 : 5),
+            // With the routing benchmark (~10 min), 2 s runs keep `npm run bench` near 15 min.
+            durationS: number(values.duration) ?? (values.quick ? 1 : routing ? 2 : 2.5),
             rounds: number(values.rounds),
             servers: values.servers,
             scenarios: values.scenarios,
