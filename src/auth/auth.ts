@@ -220,6 +220,13 @@ export function setDefaultAuth(auth: Auth | null): void {
   registry[SHARED] = auth
 }
 
+/** Closes the process-wide Auth's connections (database, Redis) at shutdown, if it was made. */
+export async function closeDefaultAuth(): Promise<void> {
+  const current = registry[SHARED]
+  registry[SHARED] = null
+  await current?.close()
+}
+
 /** Creates a user with a freshly hashed password. */
 export async function createUser(
   auth: Auth,

@@ -11,6 +11,7 @@ export {
   Auth,
   createAuth,
   authOptionsFromEnv,
+  closeDefaultAuth,
   defaultAuth,
   setDefaultAuth,
   createUser,

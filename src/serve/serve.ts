@@ -4,6 +4,7 @@
  * workers sharing the port (--workers, node:cluster; a crashed worker is restarted).
  */
 import cluster from 'node:cluster'
+import { randomBytes } from 'node:crypto'
 import type { KernelOptions } from '../runtime/kernel.js'
 import { Kernel } from '../runtime/kernel.js'
 import { buildCache } from '../compiler/index.js'
@@ -63,9 +64,16 @@ export async function serve(options: ServeOptions): Promise<void> {
   await untilSignal()
   await watcher?.close()
   await drain(server)
+  // The connections the app opened (Redis, PostgreSQL) would keep the process alive.
   await (await import('../throttle/index.js')).closeDefaultThrottle()
+  await (await import('../auth/index.js')).closeDefaultAuth()
   // A worker's IPC channel to the primary would keep it alive after the drain.
   cluster.worker?.disconnect()
+  // Nothing the app left open (a timer, a connection of its own) keeps a stopped server running.
+  setTimeout(() => {
+    options.warn('something the app opened was still open 5 s after the drain; exiting')
+    process.exit(process.exitCode ?? 0)
+  }, 5000).unref()
 }
 
 /**
@@ -107,6 +115,13 @@ async function runPrimary(options: ServeOptions): Promise<void> {
   await (await import('../compiler/import-module.js')).stopBundler()
   // Without Redis, the primary keeps the throttle counters so that the limit holds across workers.
   if (!process.env.REDIS_URL) (await import('../throttle/index.js')).setupThrottlePrimary()
+  // Tokens and signed URLs must verify on whichever worker gets the next request: in development
+  // without JWT_SECRET the workers share one random secret (URL signing falls back to it) rather
+  // than each making its own. Production refuses to start without one (checkProductionSecret).
+  if (!process.env.JWT_SECRET) {
+    process.env.JWT_SECRET = randomBytes(32).toString('hex')
+    options.warn('JWT_SECRET is not set: the workers share a random one, so tokens stop verifying after a restart')
+  }
   let stopping = false
   const fork = (): void => {
     cluster.fork().on('exit', (code, signal) => {
@@ -133,7 +148,7 @@ function checkProductionSecret(kernelEnv: KernelOptions['env']): void {
   if ((kernelEnv ?? process.env.APP_ENV) !== 'production') return
   const secret = process.env.JWT_SECRET ?? ''
   if (Buffer.byteLength(secret) < 32) {
-    throw new FwError('FW_SERVE_CONFIG', `JWT_SECRET is ${secret === '' ? 'not set' : `only ${Buffer.byteLength(secret)} bytes`}; production needs at least 32`, {
+    throw new FwError('FW_SERVE_CONFIG', `JWT_SECRET is ${secret === '' ? 'not set' : `only ${Buffer.byteLength(secret)} bytes`}; production needs at least 32 bytes`, {
       hint: 'Set JWT_SECRET to 32 or more random bytes, e.g. JWT_SECRET=$(openssl rand -hex 32).',
     })
   }

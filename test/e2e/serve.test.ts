@@ -7,6 +7,8 @@ import { execFileSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { SignJWT } from 'jose'
+import { POSTGRES_URL, REDIS_URL, reachable } from '../auth/support.js'
 import { assertBuilt, cleanupProjects, makeProject, runFw } from '../support/project.js'
 import { serveApp } from '../support/server.js'
 
@@ -94,7 +96,7 @@ describe('fw serve in production', () => {
     for (const secret of ['', 'too-short']) {
       const result = await runFw(['serve', '--routes', 'routes.mjs', '--port', '0'], { cwd: dir, env: { APP_ENV: 'production', JWT_SECRET: secret } })
       expect(result.code).toBe(1)
-      expect(result.stderr).toMatch(/error JWT_SECRET is (not set|only 9 bytes); production needs at least 32 \[FW_SERVE_CONFIG\]/)
+      expect(result.stderr).toMatch(/error JWT_SECRET is (not set|only 9 bytes); production needs at least 32 bytes \[FW_SERVE_CONFIG\]/)
       expect(result.stderr).toMatch(/hint: Set JWT_SECRET/)
     }
   })
@@ -106,7 +108,7 @@ describe('fw serve in production', () => {
     })
     const result = await runFw(['serve', '--port', '0'], { cwd: refused, env: { APP_ENV: 'development', JWT_SECRET: '' } })
     expect(result.code).toBe(1)
-    expect(result.stderr).toMatch(/error JWT_SECRET is not set; production needs at least 32 \[FW_SERVE_CONFIG\]/)
+    expect(result.stderr).toMatch(/error JWT_SECRET is not set; production needs at least 32 bytes \[FW_SERVE_CONFIG\]/)
 
     const dir = makeProject({
       'routes.mjs': ROUTES(),
@@ -131,7 +133,7 @@ describe('fw serve in production', () => {
     })
     const result = await runFw(['serve', '--port', '0'], { cwd: dir, env: { JWT_SECRET: '' } })
     expect(result.code).toBe(1)
-    expect(result.stderr).toMatch(/error JWT_SECRET is not set; production needs at least 32 \[FW_SERVE_CONFIG\]/)
+    expect(result.stderr).toMatch(/error JWT_SECRET is not set; production needs at least 32 bytes \[FW_SERVE_CONFIG\]/)
   })
 })
 
@@ -154,4 +156,55 @@ describe('a broken fw.config', () => {
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(/error fw\.config\.mjs:1:1: The config file must export an object as its default export \[FW_CONFIG_INVALID\]/)
   })
+})
+
+// In CI both services must be there (reachable() is then always true: the test runs and fails).
+const SERVICES = (await reachable(POSTGRES_URL)) && (await reachable(REDIS_URL))
+
+describe('fw serve with the example app', () => {
+  it.runIf(SERVICES)('closes its PostgreSQL and Redis connections on SIGTERM and exits on its own', async () => {
+    const secret = 'e2e-shutdown-secret-'.padEnd(40, 'x')
+    const app = await serveApp(['--routes', 'routes.example.ts', '--cache', join(makeProject(), 'cache')], {
+      env: { DATABASE_URL: POSTGRES_URL, REDIS_URL, JWT_SECRET: secret, APP_URL: '' },
+    })
+    try {
+      // A failed login reads the user store (PostgreSQL) and counts against the throttle (Redis);
+      // a well-signed token for an unknown user is checked against the revocation list (Redis).
+      const login = await fetch(`${app.url}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'nobody-e2e@example.com', password: 'not the password' }),
+      })
+      expect(login.status).toBe(401)
+      const token = await new SignJWT({ jti: 'a'.repeat(32) })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('987654321')
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(new TextEncoder().encode(secret))
+      const me = await fetch(`${app.url}/auth/me`, { headers: { authorization: `Bearer ${token}` } })
+      expect([401, 404]).toContain(me.status)
+    } finally {
+      expect(await app.stop()).toBe(0)
+    }
+    // Exited because nothing was left open, not by the 5 s fallback.
+    expect(app.output()).not.toMatch(/still open 5 s after the drain/)
+  }, 60_000)
+
+  it('shares one random JWT_SECRET among --workers in development, so signed URLs verify on any worker', async () => {
+    const app = await serveApp(['--routes', 'routes.example.ts', '--cache', join(makeProject(), 'cache'), '--workers', '2'], {
+      env: { JWT_SECRET: '', URL_SIGNING_KEYS: '', APP_ENV: 'development' },
+    })
+    try {
+      expect(app.output()).toMatch(/JWT_SECRET is not set: the workers share a random one/)
+      const { url } = (await (await fetch(`${app.url}/demo/sign/9`)).json()) as { url: string }
+      // Fresh connections, so the requests spread over both workers.
+      const statuses = await Promise.all(
+        Array.from({ length: 12 }, () => fetch(`${app.url}${url}`, { headers: { connection: 'close' } }).then((r) => r.status)),
+      )
+      expect(statuses).toEqual(Array.from({ length: 12 }, () => 200))
+    } finally {
+      expect(await app.stop()).toBe(0)
+    }
+  }, 90_000)
 })
