@@ -205,7 +205,7 @@ describe('fw route:cache build defaults', () => {
     const dir = makeProject({ 'routes.ts': plainRoutes('/') })
     const { code, stdout } = await runFw(['route:cache', 'build'], { cwd: dir })
     expect(code).toBe(0)
-    expect(stdout).toMatch(/built 1 routes, 1 shards in \d+ ms → \.fw\/cache /)
+    expect(stdout).toMatch(/built 1 route, 1 shard in \d+ ms → \.fw\/cache /)
     expect(existsSync(join(dir, '.fw', 'cache', 'manifest.json'))).toBe(true)
   })
 
@@ -216,7 +216,7 @@ describe('fw route:cache build defaults', () => {
     })
     const built = await runFw(['route:cache', 'build'], { cwd: dir })
     expect(built.code).toBe(0)
-    expect(built.stdout).toMatch(/built 1 routes, 1 shards in \d+ ms → build\/cache /)
+    expect(built.stdout).toMatch(/built 1 route, 1 shard in \d+ ms → build\/cache /)
     expect(existsSync(join(dir, 'build', 'cache', 'manifest.json'))).toBe(true)
     expect(existsSync(join(dir, '.fw'))).toBe(false)
 

@@ -68,7 +68,7 @@ describe('fw route:cache build --watch', () => {
   })
 
   it('builds once at start', () => {
-    expect(output.text()).toMatch(/✔ built 1 routes/)
+    expect(output.text()).toMatch(/✔ built 1 route,/)
     expect(manifest().routeCount).toBe(1)
   })
 

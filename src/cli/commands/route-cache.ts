@@ -30,11 +30,13 @@ async function build(flags: { routes?: string; cache?: string }, output: Output)
 function printBuilt(output: Output, cache: string, result: BuildCacheResult, changed: string[] = []): void {
   const { manifest, written, milliseconds } = result
   const where = relative(process.cwd(), cache) || cache
-  const what = `${manifest.routeCount} routes, ${manifest.shards.length} shards`
+  const what = `${count(manifest.routeCount, 'route')}, ${count(manifest.shards.length, 'shard')}`
   const status = written ? pc.green('✔ built') : pc.green('✔ up to date')
   const cause = changed.length > 0 ? pc.dim(` (changed: ${changed.map((f) => relative(process.cwd(), f)).join(', ')})`) : ''
   output.out(`${status} ${what} in ${Math.round(milliseconds)} ms → ${pc.bold(where)} ${pc.dim(manifest.generation)}${cause}`)
 }
+
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`
 
 /** Builds, then rebuilds on every change until interrupted; errors keep the last good cache. */
 async function watchBuild(flags: { routes?: string; cache?: string }, output: Output): Promise<void> {
