@@ -36,14 +36,14 @@ const CONFIG_FILES = ['fw.config.ts', 'fw.config.mjs', 'fw.config.js']
 export async function readConfig(cwd = process.cwd()): Promise<FwConfig> {
   const file = CONFIG_FILES.map((name) => resolve(cwd, name)).find((path) => existsSync(path))
   if (!file) return {}
-  const { importModule } = await import('../compiler/import-module.js')
+  const { importModule, locateInStack } = await import('../compiler/import-module.js')
   let config: unknown
   try {
     config = (await importModule(file)).module.default ?? {}
   } catch (error) {
     if (error instanceof FwError) throw error
     const message = error instanceof Error ? error.message : String(error)
-    throw configError(file, `The config file threw while it was loaded: ${message}`, frameIn(file, error), error)
+    throw configError(file, `The config file threw while it was loaded: ${message}`, locateInStack(error, (path) => resolve(path) === file), error)
   }
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     throw configError(file, 'The config file must export an object as its default export')
@@ -83,14 +83,4 @@ function configError(file: string, message: string, location?: SourceLocation, c
     location: location ?? { file: displayPath(file), line: 1, column: 1 },
     ...(cause === undefined ? {} : { cause }),
   })
-}
-
-/** The first stack frame of `error` in `file` (the bundle's source map points there). */
-function frameIn(file: string, error: unknown): SourceLocation | undefined {
-  const stack = error instanceof Error ? (error.stack ?? '') : ''
-  for (const line of stack.split('\n')) {
-    const m = /\(?(?:file:\/\/)?(\/[^\s()]+?):(\d+):(\d+)\)?\s*$/.exec(line.trim())
-    if (m && resolve(m[1]!) === file) return { file: displayPath(file), line: Number(m[2]), column: Number(m[3]) }
-  }
-  return undefined
 }

@@ -10,7 +10,7 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build, stop, type BuildFailure, type Message } from 'esbuild'
 import { displayPath } from '../define/location.js'
-import { FwError } from '../shared/errors.js'
+import { FwError, type SourceLocation } from '../shared/errors.js'
 import { sha256 } from './build.js'
 
 export interface ImportedModule {
@@ -101,6 +101,21 @@ function missingPackage(error: unknown, file: string, sources: string[]): FwErro
     location,
     cause: error,
   })
+}
+
+/**
+ * Where `error` was thrown in the user's code: its first stack frame whose file `accept`s
+ * (source maps are on for imported modules, so frames point into the user's source).
+ * @example
+ * locateInStack(error, (path) => path === configFile)
+ */
+export function locateInStack(error: unknown, accept: (path: string) => boolean): SourceLocation | undefined {
+  const stack = error instanceof Error ? (error.stack ?? '') : ''
+  for (const line of stack.split('\n')) {
+    const m = /\(?(?:file:\/\/)?(\/[^\s()]+?):(\d+):(\d+)\)?\s*$/.exec(line.trim())
+    if (m && accept(m[1]!)) return { file: displayPath(m[1]!), line: Number(m[2]), column: Number(m[3]) }
+  }
+  return undefined
 }
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')

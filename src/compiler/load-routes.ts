@@ -7,7 +7,7 @@ import { dirname, relative, resolve } from 'node:path'
 import { Registrar } from '../define/registrar.js'
 import { displayPath } from '../define/location.js'
 import { FwError } from '../shared/errors.js'
-import { importModule } from './import-module.js'
+import { importModule, locateInStack } from './import-module.js'
 
 export interface LoadedRoutes {
   registrar: Registrar
@@ -63,16 +63,7 @@ function runRegister(file: string, register: (r: Registrar) => void): Registrar 
 /** An error the user's own code threw, located by its first frame inside the routes' folder. */
 function userError(file: string, error: unknown, phase: string): FwError {
   const message = error instanceof Error ? error.message : String(error)
-  const stack = error instanceof Error ? (error.stack ?? '') : ''
-  const frame = /\(?((?:file:\/\/)?\/[^\s()]+?):(\d+):(\d+)\)?\s*$/m
-  let location
-  for (const line of stack.split('\n')) {
-    const m = frame.exec(line.trim())
-    if (m && !m[1]!.includes('node_modules') && !relative(dirname(file), m[1]!.replace('file://', '')).startsWith('..')) {
-      location = { file: displayPath(m[1]!.replace('file://', '')), line: Number(m[2]), column: Number(m[3]) }
-      break
-    }
-  }
+  const location = locateInStack(error, (path) => !path.includes('node_modules') && !relative(dirname(file), path).startsWith('..'))
   return new FwError('FW_ROUTES_LOAD', `The routes file threw while it was ${phase}: ${message}`, {
     hint: 'Fix the error in your routes file (run with --debug for the stack).',
     cause: error,
