@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url'
 import { build, stop, type BuildFailure, type Message } from 'esbuild'
 import { displayPath } from '../define/location.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
+import { escapeRegExp } from '../shared/pattern.js'
 import { sha256 } from './build.js'
 
 export interface ImportedModule {
@@ -117,8 +118,6 @@ export function locateInStack(error: unknown, accept: (path: string) => boolean)
   }
   return undefined
 }
-
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /** Ends esbuild's service process (a long-running server needs it no more after loading). */
 export function stopBundler(): Promise<void> {

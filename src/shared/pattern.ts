@@ -332,3 +332,8 @@ function rangeHasSlash(source: string, dash: number): boolean {
   const to = source.charCodeAt(dash + 1)
   return from <= 47 && to >= 47
 }
+
+/** `text` as a regex source matching exactly it. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}

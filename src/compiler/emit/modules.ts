@@ -5,7 +5,7 @@
 import { HTTP_METHODS, type HttpMethod } from '../../shared/methods.js'
 import type { Variant } from '../analyze.js'
 import { METHOD_KEYS, type MethodKey } from '../trie.js'
-import type { Segment } from '../../shared/pattern.js'
+import { escapeRegExp, type Segment } from '../../shared/pattern.js'
 import { describeHandler, describeMiddleware } from '../../shared/route-record.js'
 import type { AnalyzedRoute, HostGroup } from '../analyze.js'
 import { BANNER, CodeWriter, emitStaticSwitch, hasLiteral, lit, safeComment } from './code.js'
@@ -118,7 +118,7 @@ function toParts(segments: readonly Segment[], separator: string, lead: string):
 /** A regex with one named group per host parameter, tested against the normalised Host. */
 export function hostRegex(segments: readonly Segment[]): string {
   const labels = segments.map((s) => {
-    if (s.kind === 'static') return s.value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    if (s.kind === 'static') return escapeRegExp(s.value)
     const body = s.type === 'string' ? '[^.]+' : `(?:${s.regex})`
     return `(?<h_${s.name}>${body})`
   })
