@@ -11,8 +11,11 @@ const none: ParamCheck = (params) => (params === null ? null : 'takes no paramet
 const positiveInt = (text: string | undefined): boolean =>
   text !== undefined && /^[1-9][0-9]{0,8}$/.test(text)
 
+/** A BCP 47 language tag, loosely (`en`, `fr-CH`): what `negotiate:` lists and `locale` holds. */
+export const LANGUAGE_TAG = /^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/
+
 // `throttle` (60 per 60 s), `throttle:<max>` (per 60 s, as Laravel's one-number form) or `throttle:<max>,<seconds>`.
-const throttle: ParamCheck = (params) => {
+export const throttle: ParamCheck = (params) => {
   if (params === null) return null
   const parts = params.split(',')
   if (parts.length > 2 || !parts.every(positiveInt)) {
@@ -23,7 +26,7 @@ const throttle: ParamCheck = (params) => {
 
 // `negotiate` (any locale the client prefers) or `negotiate:en,fr` (the locales the app has).
 const localeList: ParamCheck = (params) =>
-  params === null || params.split(',').every((tag) => /^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/.test(tag))
+  params === null || params.split(',').every((tag) => LANGUAGE_TAG.test(tag))
     ? null
     : 'expects a comma-separated list of language tags: negotiate:en,fr-CH'
 

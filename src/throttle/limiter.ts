@@ -15,6 +15,7 @@
  *
  * Times are milliseconds from an injected clock so tests never sleep.
  */
+import { throttle as throttleParams } from '../shared/middleware-aliases.js'
 
 /** Milliseconds since the Unix epoch. */
 export type Clock = () => number
@@ -56,12 +57,9 @@ export const DEFAULT_RULE: ThrottleRule = { max: 60, windowMs: 60_000 }
  */
 export function parseRule(params: readonly string[]): ThrottleRule {
   if (params.length === 0) return DEFAULT_RULE
-  const [max, seconds = DEFAULT_RULE.windowMs / 1000] = params.map((p) => (/^[1-9][0-9]{0,8}$/.test(p.trim()) ? Number(p) : NaN))
-  if (params.length > 2 || !Number.isFinite(max) || !Number.isFinite(seconds)) {
-    throw new TypeError(
-      `throttle:${params.join(',')} expects one or two positive integers: throttle:<max requests>[,<window seconds>]`,
-    )
-  }
+  const problem = throttleParams(params.join(','))
+  if (problem !== null) throw new TypeError(`throttle:${params.join(',')} ${problem}`)
+  const [max, seconds = DEFAULT_RULE.windowMs / 1000] = params.map(Number)
   return { max: max!, windowMs: seconds * 1000 }
 }
 

@@ -4,6 +4,7 @@
  * Accept-Language, using negotiator.
  */
 import Negotiator from 'negotiator'
+import { LANGUAGE_TAG } from '../../shared/middleware-aliases.js'
 import type { Middleware } from '../types.js'
 
 export interface NegotiationOptions {
@@ -21,8 +22,6 @@ export const DEFAULT_NEGOTIATION: NegotiationOptions = {
   locales: [],
 }
 
-// A BCP 47 language tag, loosely: the header is hostile, and the attribute ends up in apps' output.
-const LANGUAGE_TAG = /^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/
 
 /** `negotiate:en,fr` → the locales `en` and `fr`. */
 export function negotiateAlias(params: readonly string[]): Middleware {
@@ -51,7 +50,10 @@ export function negotiate(options: NegotiationOptions = DEFAULT_NEGOTIATION): Mi
   }
 }
 
-/** The best of `locales` for the client; without `locales`, its most preferred well-formed tag. */
+/**
+ * The best of `locales` for the client; without `locales`, its most preferred well-formed tag
+ * (the header is hostile, and the attribute ends up in apps' output).
+ */
 function localeOf(negotiator: Negotiator, locales: readonly string[]): string | undefined {
   if (locales.length > 0) return negotiator.language([...locales])
   return negotiator.languages().find((tag) => tag !== '*' && LANGUAGE_TAG.test(tag))
