@@ -191,18 +191,27 @@ function terminalResult(ctx: WalkContext, variant: Variant, bindings: Binding[])
 // Built-in types match only [0-9A-Za-z-]: no '%' to decode.
 const PLAIN_TYPES = new Set(['int', 'uuid', 'hex', 'slug'])
 
-function mayNeedDecoding(binding: Binding): boolean {
-  return binding.int === null && binding.start !== "''" && !PLAIN_TYPES.has(binding.segment.type)
+/** Whether a value of `segment` may hold a '%' escape (and is decoded then). */
+function mayHoldEscapes(segment: ParamSegment): boolean {
+  return !PLAIN_TYPES.has(segment.type)
 }
 
-/** Whether a hit under `node` shares a '%' search between parameters (see terminalResult). */
+/** Whether this binding's value may need decoding (an empty catch-all's '' never does). */
+function mayNeedDecoding(binding: Binding): boolean {
+  return binding.start !== "''" && mayHoldEscapes(binding.segment)
+}
+
+/**
+ * Whether a hit under `node` may share a '%' search between parameters (see terminalResult):
+ * a conservative bound, as it cannot see empty catch-alls, so `P` may be declared and unused.
+ */
 export function usesPercentSearch(node: TrieNode): boolean {
-  const decodable = node.terminal?.segments.filter((s) => s.kind === 'param' && !PLAIN_TYPES.has(s.type)).length ?? 0
+  const decodable = node.terminal?.segments.filter((s) => s.kind === 'param' && mayHoldEscapes(s)).length ?? 0
   return decodable >= 2 || node.children.some(usesPercentSearch)
 }
 
 function valueOf(binding: Binding): string {
   if (binding.int) return binding.int
   if (binding.start === "''") return "''"
-  return `${PLAIN_TYPES.has(binding.segment.type) ? 'path.slice(' : 'dec(path, '}${binding.start}, ${binding.end})`
+  return `${mayHoldEscapes(binding.segment) ? 'dec(path, ' : 'path.slice('}${binding.start}, ${binding.end})`
 }
