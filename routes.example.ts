@@ -9,6 +9,7 @@
  */
 import {
   defineRoutes,
+  ERROR_HEADERS,
   HttpError,
   json,
   noContent,
@@ -21,9 +22,6 @@ import { authRoutes } from 'fw/auth'
 
 const showUser = (version: string) => (_req: FwRequest, id: number) => ({ id, version })
 const echoParam = (name: string) => (_req: FwRequest, value: string | number | null) => ({ [name]: value })
-
-// What the error boundary puts on every error response; the fallback below answers its own 404.
-const ERROR_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }
 
 const BODY_TYPES = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']
 
@@ -119,6 +117,6 @@ export default defineRoutes((r) => {
     r.get('/whoami', (_req: FwRequest, account: string) => ({ account }), 'whoami')
   })
 
-  // Last, the catch-all fallback: 404 {error, path}, with the headers of every error response.
+  // Last, the catch-all fallback: 404 {error, path}, with the headers every error response carries.
   r.get('/{path:.*}', (req: FwRequest) => json({ error: 'Not Found', path: req.getPath() }, 404, ERROR_HEADERS), 'fallback')
 })

@@ -21,7 +21,8 @@ export interface ErrorContext {
 /** Replaces the default renderer (spec: "the final renderer can be replaced"). */
 export type ErrorRenderer = (error: HttpError, context: ErrorContext) => FwResponse | Promise<FwResponse>
 
-const SAFETY_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }
+/** The headers of every error response (DESIGN): for handlers that answer an error themselves. */
+export const ERROR_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })
 // A 401 must say how to authenticate (RFC 9110 §15.5.2): bearer tokens, unless the error says.
 const CHALLENGE = { 'www-authenticate': 'Bearer' }
 
@@ -43,7 +44,7 @@ export function toHttpError(thrown: unknown, context: ErrorContext): HttpError {
  */
 export function renderError(error: HttpError, context: ErrorContext): FwResponse {
   const challenge = error.status === 401 && !Object.keys(error.headers).some((name) => name.toLowerCase() === 'www-authenticate')
-  const headers = { ...SAFETY_HEADERS, ...(challenge ? CHALLENGE : {}), ...error.headers }
+  const headers = { ...ERROR_HEADERS, ...(challenge ? CHALLENGE : {}), ...error.headers }
   const message = error.publicMessage
   const format = pickFormat(context.accept)
   if (format === 'text') {

@@ -24,7 +24,7 @@ export {
   serviceUnavailable,
 } from './http-error.js'
 export type { HttpErrorOptions, HeaderMap } from './http-error.js'
-export { renderError, type ErrorRenderer, type ErrorContext } from './error-boundary.js'
+export { ERROR_HEADERS, renderError, type ErrorRenderer, type ErrorContext } from './error-boundary.js'
 export { UrlSigner, type PayloadMode } from './signed-url.js'
 export { urlFor, signedUrlFor, temporaryUrlFor, temporaryUrlUntil } from './app.js'
 export { TemplateViews, escapeHtml } from './views.js'
