@@ -159,17 +159,19 @@ describe('negotiate', () => {
     expect(await jsonOf(response)).toMatchObject({ type: null, locale: 'de' })
   })
 
+  /** The `locale` the route at `uri` answers for an Accept-Language header. */
+  const localeAt = (uri: string) => async (header: string): Promise<unknown> =>
+    ((await jsonOf(await call(kernel, { uri, headers: { 'accept-language': header } }))) as { locale: unknown }).locale
+
   it('skips language tags that are not well-formed, and * (the header is hostile)', async () => {
-    const locale = async (header: string): Promise<unknown> =>
-      ((await jsonOf(await call(kernel, { uri: '/negotiate', headers: { 'accept-language': header } }))) as { locale: unknown }).locale
+    const locale = localeAt('/negotiate')
     expect(await locale('<script>alert(1)</script>, fr-CH;q=0.8')).toBe('fr-CH')
     expect(await locale('*, de;q=0.1')).toBe('de')
     expect(await locale('en_US"')).toBe('en')
   })
 
   it('picks from the locales the alias names (negotiate:en,fr), else the first of them', async () => {
-    const locale = async (header: string): Promise<unknown> =>
-      ((await jsonOf(await call(kernel, { uri: '/negotiate-listed', headers: { 'accept-language': header } }))) as { locale: unknown }).locale
+    const locale = localeAt('/negotiate-listed')
     expect(await locale('de-CH, fr;q=0.8, en;q=0.5')).toBe('fr')
     expect(await locale('en-GB')).toBe('en')
     expect(await locale('de')).toBe('en')
