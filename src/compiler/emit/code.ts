@@ -65,7 +65,7 @@ export function hasLiteral(literal: string, at: string, skipFirst = false): stri
 // into a new flat copy, never a SlicedString, and on a flat string `===` is one builtin call
 // (~5 ns; a chain of charCodeAt tests costs more, and much more code). A longer path may arrive
 // as a SlicedString (`url.slice(0, q)` with a query string), where `===` is a runtime call
-// (~45 ns even when it fails on the second character), so a character probe guards it.
+// (~45 ns even when it fails on the second character), so character probes guard it.
 const STATIC_FLAT_MAX = 12
 
 /**
@@ -81,12 +81,15 @@ export function emitStaticSwitch<V>(out: CodeWriter, statics: ReadonlyMap<string
   const byLength = new Map<number, [string, V][]>()
   for (const entry of statics) byLength.set(entry[0].length, [...(byLength.get(entry[0].length) ?? []), entry])
   // Position 0 is always '/', checked by match(). A hit pays for every probe, so a longer path
-  // gets one character tested before its `===`: the switch's or, alone at its length, its middle
-  // one. That turns away most other paths of that length; the few left pay the slow `===`.
-  const equals = (path: string, switched: boolean): string => {
-    if (path.length <= STATIC_FLAT_MAX || switched) return `path === ${lit(path)}`
+  // gets few: besides the switch's character, the first of its first segment (a dynamic path of
+  // another bucket fails there) and, alone at its length, the middle one. A dynamic path that
+  // slips through pays the slow `===`, as /users/julienschmidt would against /search/repositories.
+  const equals = (path: string, switched: number | null): string => {
+    if (path.length <= STATIC_FLAT_MAX) return `path === ${lit(path)}`
     const mid = path.length >> 1
-    return `path.charCodeAt(${mid}) === ${path.charCodeAt(mid)} && path === ${lit(path)}`
+    const probes = switched === null ? [1, mid] : [switched === 1 ? mid : 1]
+    const tests = probes.map((i) => `path.charCodeAt(${i}) === ${path.charCodeAt(i)}`)
+    return `${tests.join(' && ')} && path === ${lit(path)}`
   }
   out.block('switch (len) {', () => {
     for (const [length, entries] of [...byLength].sort((a, b) => a[0] - b[0])) {
@@ -97,7 +100,7 @@ export function emitStaticSwitch<V>(out: CodeWriter, statics: ReadonlyMap<string
       }
       if (entries.length === 1) {
         const [path, v] = entries[0]!
-        out.line(`case ${length}: if (${equals(path, false)}) return ${result(v)}; break`)
+        out.line(`case ${length}: if (${equals(path, null)}) return ${result(v)}; break`)
         continue
       }
       const at = discriminatingIndex(entries.map((e) => e[0]))
@@ -110,7 +113,7 @@ export function emitStaticSwitch<V>(out: CodeWriter, statics: ReadonlyMap<string
       out.indent(() => {
         out.block(`switch (path.charCodeAt(${at})) {`, () => {
           for (const [code, group] of byChar) {
-            const tests = group.map(([path, v]) => `if (${equals(path, true)}) return ${result(v)}`)
+            const tests = group.map(([path, v]) => `if (${equals(path, at)}) return ${result(v)}`)
             out.line(`case ${code}: ${tests.join('; ')}; break`)
           }
         })
