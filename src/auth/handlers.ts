@@ -146,17 +146,21 @@ export function createHandlers(auth: Auth): AuthHandlers {
     },
 
     async oauthToken(request) {
+      // The spec's two errors: a grant other than "password" (none given included) is
+      // unsupported_grant_type; a password grant that fails its check (missing fields included)
+      // is invalid_grant.
       const grant = text(request, 'grant_type')
-      if (grant === null) throw oauthError('invalid_request', 'grant_type is required')
       if (grant !== 'password')
         throw oauthError(
           'unsupported_grant_type',
-          `The grant type "${grant.slice(0, 64)}" is not supported; use "password"`,
+          grant === null
+            ? 'grant_type is required; use "password"'
+            : `The grant type "${grant.slice(0, 64)}" is not supported; use "password"`,
         )
       const username = text(request, 'username')
       const password = text(request, 'password')
       if (username === null || password === null)
-        throw oauthError('invalid_request', 'username and password are required')
+        throw oauthError('invalid_grant', 'username and password are required')
       const user = await auth.checkCredentials(username, password)
       if (user === null) throw oauthError('invalid_grant', 'Invalid username or password')
       const accessToken = await auth.issueFor(user, OAUTH_TTL)

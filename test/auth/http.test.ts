@@ -429,7 +429,7 @@ describe('POST /oauth/token', () => {
     expect(reply.headers['cache-control']).toBe('no-store')
   })
 
-  it('answers 400 unsupported_grant_type for other grants, invalid_request without one', async () => {
+  it('answers 400 unsupported_grant_type for other grants and without one (the spec has no invalid_request)', async () => {
     const other = await send('POST', '/oauth/token', { form: 'grant_type=client_credentials' })
     expect(other.status).toBe(400)
     expect(other.body).toMatchObject({
@@ -437,7 +437,14 @@ describe('POST /oauth/token', () => {
       error_description: expect.stringContaining('client_credentials'),
     })
     const none = await send('POST', '/oauth/token', { form: '' })
-    expect(none).toMatchObject({ status: 400, body: { error: 'invalid_request' } })
+    expect(none).toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } })
+  })
+
+  it('answers 400 invalid_grant for a password grant without a password', async () => {
+    const reply = await send('POST', '/oauth/token', {
+      json: { grant_type: 'password', username: 'ada@example.com' },
+    })
+    expect(reply).toMatchObject({ status: 400, body: { error: 'invalid_grant' } })
   })
 })
 
