@@ -1,6 +1,6 @@
 /**
  * Rate-limit response headers. Always the `X-RateLimit-*` trio (and `Retry-After` on 429); with
- * `standardHeaders: true` (or 'draft-6') also `RateLimit-Limit/-Remaining/-Reset`; with
+ * `standardHeaders: true` (or 'draft-6', the default) also `RateLimit-Limit/-Remaining/-Reset`; with
  * 'draft-8' the IETF draft's structured `RateLimit-Policy` and `RateLimit` fields instead, one
  * list member per stacked limit (draft-ietf-httpapi-ratelimit-headers-08..10).
  * `X-RateLimit-Reset` is Unix seconds; `Retry-After` and the standard resets are seconds from now.

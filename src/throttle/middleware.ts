@@ -32,7 +32,10 @@ export interface ThrottleOptions {
   keyFn?: (request: FwRequest) => string | null | undefined
   /** A tenant id prepended to every key: an attribute name, or a function of the request. */
   tenant?: string | ((request: FwRequest) => string | null | undefined)
-  /** `true`/'draft-6': RateLimit-Limit/-Remaining/-Reset; 'draft-8': RateLimit-Policy + RateLimit. */
+  /**
+   * `true`/'draft-6' (default): RateLimit-Limit/-Remaining/-Reset besides X-RateLimit-*;
+   * 'draft-8': RateLimit-Policy + RateLimit instead; `false`: only X-RateLimit-*.
+   */
   standardHeaders?: StandardHeaders
   /** When the store is unreachable: let requests through (default) or answer 503. Never 500. */
   failOpen?: boolean
@@ -67,7 +70,7 @@ export function createThrottle(options: ThrottleOptions = {}): MiddlewareFactory
   const settings = {
     store: options.store ?? new MemoryStore(),
     alias: options.alias ?? 'throttle',
-    standard: options.standardHeaders ?? false,
+    standard: options.standardHeaders ?? true,
     failOpen: options.failOpen ?? true,
     identify: identifier(options),
     health: new StoreHealth((options.warnEverySeconds ?? 60) * 1000),

@@ -36,6 +36,8 @@ describe('the example app under throttle', () => {
     const refused = await call(kernel, '/api/v1/limited')
     expect(refused.header('x-ratelimit-limit')).toBe('5')
     expect(refused.header('x-ratelimit-remaining')).toBe('0')
+    expect(Number(refused.header('ratelimit-reset'))).toBeGreaterThanOrEqual(1)
+    expect(Number(refused.header('ratelimit-reset'))).toBeLessThanOrEqual(60)
     // The group counted only the 5 served requests: 55 left for the whole of /api/v1.
     const user = await call(kernel, '/api/v1/users/1')
     expect(user.status).toBe(200)

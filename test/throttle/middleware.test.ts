@@ -26,7 +26,7 @@ export default (r) => {
 `
 
 describe('throttle:5,60 through the kernel', () => {
-  it('lets requests 1–5 through with X-RateLimit-* and Server-Timing, and answers the 6th with 429', async () => {
+  it('lets requests 1–5 through with X-RateLimit-*, RateLimit-* and Server-Timing, and answers the 6th with 429', async () => {
     const { kernel } = await bootApp(ROUTES)
     const before = Math.floor(Date.now() / 1000)
     const responses = []
@@ -45,7 +45,7 @@ describe('throttle:5,60 through the kernel', () => {
     expect(Number(ok.header('x-ratelimit-reset'))).toBeGreaterThanOrEqual(before + 60)
     expect(Number(ok.header('x-ratelimit-reset'))).toBeLessThanOrEqual(before + 62)
     expect(ok.header('server-timing')).toMatch(/^throttle;dur=\d+(\.\d+)?$/)
-    expect(ok.header('ratelimit-limit')).toBeUndefined()
+    expect([ok.header('ratelimit-limit'), ok.header('ratelimit-remaining'), ok.header('ratelimit-reset')]).toEqual(['5', '4', '60'])
 
     const limited = responses[5]!
     expect(JSON.parse(String(limited.body))).toMatchObject({ error: 'Too Many Requests' })
@@ -55,6 +55,9 @@ describe('throttle:5,60 through the kernel', () => {
     expect(limited.header('x-ratelimit-remaining')).toBe('0')
     expect(Number(limited.header('x-ratelimit-reset'))).toBeGreaterThanOrEqual(before + 60)
     expect(limited.header('server-timing')).toMatch(/^throttle;dur=/)
+    expect(limited.header('ratelimit-remaining')).toBe('0')
+    expect(Number(limited.header('ratelimit-reset'))).toBeGreaterThanOrEqual(1)
+    expect(Number(limited.header('ratelimit-reset'))).toBeLessThanOrEqual(60)
   })
 
   it('50 concurrent requests → exactly 5 pass', async () => {
@@ -238,7 +241,14 @@ describe('the counting key', () => {
 })
 
 describe('standard headers', () => {
-  it('adds RateLimit-Limit/-Remaining/-Reset when enabled', async () => {
+  it('leaves RateLimit-* out with standardHeaders: false', async () => {
+    const { kernel } = await bootApp(ROUTES, { standardHeaders: false })
+    const ok = await call(kernel, '/five')
+    expect(ok.header('x-ratelimit-limit')).toBe('5')
+    expect(ok.header('ratelimit-limit')).toBeUndefined()
+  })
+
+  it('adds RateLimit-Limit/-Remaining/-Reset with standardHeaders: true', async () => {
     const { kernel } = await bootApp(ROUTES, { standardHeaders: true })
     const ok = await call(kernel, '/five')
     expect(ok.header('ratelimit-limit')).toBe('5')
