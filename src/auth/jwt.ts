@@ -122,24 +122,30 @@ export class TokenService {
       const now = this.nowSeconds()
       const { payload } = await jwtVerify(token, this.#key, {
         algorithms: ['HS256'],
-        issuer: this.issuer,
-        requiredClaims: ['exp', 'iat', 'sub', 'iss'],
+        // DESIGN.md requires exp and sub; iss and iat (always issued) are checked when present.
+        requiredClaims: ['exp', 'sub'],
         clockTolerance: CLOCK_TOLERANCE,
         currentDate: new Date(now * 1000),
       })
-      return checkClaims(payload, now) ? (toNullPrototype(payload) as AccessTokenPayload) : null
+      return checkClaims(payload, now, this.issuer) ? (toNullPrototype(payload) as AccessTokenPayload) : null
     } catch {
       return null
     }
   }
 }
 
-/** What jose leaves to us: integer times, strict exp, iat not in the future, sub and jti shape. */
-function checkClaims(payload: Record<string, unknown>, now: number): boolean {
-  const { iat, exp, jti } = payload
-  if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp)) return false
-  if ((exp as number) <= now || (exp as number) <= (iat as number)) return false
-  if ((iat as number) > now + CLOCK_TOLERANCE) return false
+/**
+ * What jose leaves to us: our issuer when iss is given, integer times, strict exp, iat (when
+ * given) before exp and not in the future, sub and jti shape.
+ */
+function checkClaims(payload: Record<string, unknown>, now: number, issuer: string): boolean {
+  const { iss, iat, exp, jti } = payload
+  if (iss !== undefined && iss !== issuer) return false
+  if (!Number.isSafeInteger(exp) || (exp as number) <= now) return false
+  if (iat !== undefined) {
+    if (!Number.isSafeInteger(iat) || (exp as number) <= (iat as number)) return false
+    if ((iat as number) > now + CLOCK_TOLERANCE) return false
+  }
   if (jti !== undefined && (typeof jti !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(jti)))
     return false
   return parseSubject(payload.sub) !== null

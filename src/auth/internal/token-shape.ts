@@ -8,7 +8,7 @@
 export const MAX_TOKEN_LENGTH = 8192
 
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/
-const DECIMAL = /^[1-9][0-9]*$/
+const DECIMAL = /^[0-9]{1,32}$/
 
 /** Three unpadded, canonical base64url segments of a sane length. */
 export function hasCanonicalShape(token: string): boolean {
@@ -36,8 +36,8 @@ export function readHeader(token: string): Record<string, unknown> | null {
 export function parseSubject(sub: unknown): number | null {
   if (typeof sub === 'number') return Number.isSafeInteger(sub) && sub > 0 ? sub : null
   if (typeof sub !== 'string' || !DECIMAL.test(sub)) return null
-  const value = Number(sub)
-  return Number.isSafeInteger(value) ? value : null
+  const value = Number(sub) // leading zeros allowed: "007" is user 7
+  return Number.isSafeInteger(value) && value > 0 ? value : null
 }
 
 /** A deep copy in which every object has a null prototype, so a signed `__proto__` is inert data. */
