@@ -35,12 +35,15 @@ export abstract class InputMethods {
     return body.kind === 'none' || body.kind === 'other' ? null : body.value()
   }
 
-  /** Body fields (any method and type) over query params; a dotted key reads nested values. */
+  /**
+   * The parsed body's fields (JSON object, urlencoded or multipart; any method), spec rule 1:
+   * the query string stays in `query()`. A dotted key reads nested values.
+   */
   input(): Params
   input(key: string, fallback?: unknown): unknown
   input(key?: string, fallback: unknown = null): unknown {
-    const merged = this.#input()
-    return key === undefined ? merged : valueAt(merged, key, fallback)
+    const fields = this.#input()
+    return key === undefined ? fields : valueAt(fields, key, fallback)
   }
 
   /** The JSON body (null when the body is not JSON), or a dotted key in it. */
@@ -98,10 +101,9 @@ export abstract class InputMethods {
     return Object.hasOwn(files, key) ? files[key]! : null
   }
 
+  /** A copy of the body's fields: callers may change what they get. */
   #input(): Params {
-    const merged = copyParams(this.queryParams())
-    Object.assign(merged, asParams(this.bodyData().value()))
-    return merged
+    return copyParams(asParams(this.bodyData().value()))
   }
 }
 

@@ -27,9 +27,11 @@ describe('input()', () => {
     { uri: '/?page=query&sort=asc' },
   )
 
-  it('merges the body over the query (the body wins)', () => {
+  it('reads the body only (spec rule 1): the query stays in query()', () => {
     expect(r.input('page')).toBe('body')
-    expect(r.input('sort')).toBe('asc')
+    expect(r.input('sort')).toBeNull()
+    expect(r.has('sort')).toBe(false)
+    expect(r.query('sort')).toBe('asc')
   })
 
   it('reads dotted paths through objects and arrays; missing gives the default', () => {
@@ -71,7 +73,7 @@ describe('input()', () => {
 
   it('keeps a JSON array or scalar body in json(), not in input()', () => {
     const list = FwRequest.create({ headers: JSON_TYPE, body: '[{"id":1}]', uri: '/?q=1' })
-    expect(list.input()).toEqual({ q: '1' })
+    expect(list.input()).toEqual({})
     expect(list.json()).toEqual([{ id: 1 }])
     expect(list.json('0.id')).toBe(1)
   })

@@ -111,7 +111,7 @@ describe('multipart over HTTP', () => {
     ])
     const res = await send(port, { headers: { 'content-type': MULTIPART_TYPE }, body })
     expect(res.status).toBe(413)
-    expect((await send(port, { method: 'GET', path: '/?ok=1' })).body.input).toEqual({ ok: '1' })
+    expect((await send(port, { method: 'GET', path: '/?ok=1' })).body.query).toEqual({ ok: '1' })
     expect(await isEmpty(dir)).toBe(true)
   })
 

@@ -328,7 +328,8 @@ describe('constructors', () => {
     expect(r.isSecure()).toBe(true) // the peer is not a trusted proxy
     expect(() => r.input()).toThrow(/loadBody/)
     await r.loadBody()
-    expect(r.input()).toEqual({ x: '1', a: { b: 2 } })
+    expect(r.input()).toEqual({ a: { b: 2 } })
+    expect(r.query()).toEqual({ x: '1' })
     expect(r.server('REMOTE_ADDR')).toBe('198.51.100.1')
   })
 
