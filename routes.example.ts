@@ -12,8 +12,10 @@ import {
   ERROR_HEADERS,
   HttpError,
   json,
+  methodNotAllowed,
   noContent,
   temporaryUrlFor,
+  tooManyRequests,
   unsupportedMediaType,
   urlFor,
   type FwRequest,
@@ -93,6 +95,9 @@ export default defineRoutes((r) => {
       middleware: ['verifySignedUrl'],
     })
     r.get('/error/{code:int}', (_req: FwRequest, code: number) => {
+      // The headers these statuses call for: 405 says what this path allows, 429 when to retry.
+      if (code === 405) throw methodNotAllowed(['GET', 'HEAD'])
+      if (code === 429) throw tooManyRequests(undefined, { headers: { 'retry-after': '60' } })
       throw new HttpError(code >= 400 && code <= 599 ? code : 400)
     }, 'error')
     r.get('/crash', () => {

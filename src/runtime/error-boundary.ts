@@ -67,7 +67,7 @@ function pickFormat(accept: string): 'json' | 'problem' | 'text' {
   for (const part of accept.split(',')) {
     const [type = '', ...params] = part.trim().toLowerCase().split(';')
     const q = Number(params.find((p) => p.trim().startsWith('q='))?.split('=')[1] ?? 1)
-    const format = type === 'application/problem+json' ? 'problem' : type === 'text/plain' ? 'text' : type === 'application/json' || type.endsWith('/*') ? 'json' : null
+    const format = type === 'application/problem+json' ? 'problem' : type === 'text/plain' || type === 'text/*' ? 'text' : type === 'application/json' || type.endsWith('/*') ? 'json' : null
     if (format !== null && q > 0 && q > bestQ) {
       best = format
       bestQ = q

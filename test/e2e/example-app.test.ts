@@ -106,9 +106,9 @@ describe('the example app: routing', () => {
 })
 
 describe('the example app: bodies', () => {
-  it('echoes a JSON body with the query', async () => {
+  it('echoes a JSON body (input) and the query apart', async () => {
     const answer = await postJson('/demo/echo?page=2', { user: { name: 'Ada' } })
-    expect(answer.json()).toMatchObject({ method: 'POST', type: 'application/json', input: { user: { name: 'Ada' }, page: '2' }, query: { page: '2' } })
+    expect(answer.json()).toEqual({ method: 'POST', type: 'application/json', input: { user: { name: 'Ada' } }, query: { page: '2' }, files: [] })
   })
 
   it('echoes a urlencoded body with nested keys, for PUT too', async () => {
@@ -191,6 +191,13 @@ describe('the example app: errors and attributes', () => {
     expect(answer.headers['cache-control']).toBe('no-store')
     expect(answer.headers['x-content-type-options']).toBe('nosniff')
     expect(answer.json().request_id).toBe(answer.headers['x-request-id'])
+  })
+
+  it('gives a 405 its Allow header and a 429 its Retry-After', async () => {
+    const notAllowed = await get('/demo/error/405')
+    expect([notAllowed.status, notAllowed.headers.allow]).toEqual([405, 'GET, HEAD'])
+    const busy = await get('/demo/error/429')
+    expect([busy.status, busy.headers['retry-after']]).toEqual([429, '60'])
   })
 
   it('negotiates problem+json and text/plain error bodies', async () => {

@@ -263,6 +263,8 @@ describe('error formats and headers', () => {
       ['application/json;q=0.1, text/plain', 'text/plain; charset=utf-8'],
       ['application/problem+json;q=0.2, application/json;q=0.8', 'application/json; charset=utf-8'],
       ['text/html, text/plain;q=0.4', 'text/plain; charset=utf-8'],
+      ['text/*', 'text/plain; charset=utf-8'],
+      ['application/*', 'application/json; charset=utf-8'],
     ]
     for (const [accept, type] of cases) {
       const response = await call(kernel, { uri: '/nowhere', headers: { accept } })
