@@ -12,16 +12,30 @@ import type { FwResponse } from './response.js'
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void
 
+export interface ListenerOptions {
+  /**
+   * For the server's 'checkContinue' event (requests sent with `Expect: 100-continue`, which
+   * Node otherwise answers with "100 Continue" at once): the 100 is sent only when the body is
+   * about to be read, so a request refused before (401, 404, a declared length over the limit:
+   * 413) is answered without the client uploading its body.
+   */
+  expectContinue?: boolean
+}
+
 /**
  * @example
- * http.createServer(createListener(() => kernel)).listen(3000)
+ * const server = http.createServer(createListener(() => kernel))
+ * server.on('checkContinue', createListener(() => kernel, { expectContinue: true }))
+ * server.listen(3000)
  */
-export function createListener(current: () => Kernel): NodeListener {
+export function createListener(current: () => Kernel, options: ListenerOptions = {}): NodeListener {
+  const expectContinue = options.expectContinue === true
   return (req, res) => {
     const kernel = current()
     let request: FwRequest
     try {
-      request = FwRequest.fromNode(req, kernel.requestOptions)
+      const beforeBody = expectContinue ? () => res.writeContinue() : undefined
+      request = FwRequest.fromNode(req, kernel.requestOptions, beforeBody)
     } catch (error) {
       kernel.log.warn({ err: error }, 'Unparseable request')
       res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })

@@ -20,6 +20,7 @@ export interface RunningServer {
 export async function startServer(kernel: Kernel, options: { port: number; host: string }): Promise<RunningServer> {
   let current = kernel
   const server = createServer(createListener(() => current))
+  server.on('checkContinue', createListener(() => current, { expectContinue: true }))
   // Keep-alive a little longer than common proxies' idle timeouts; bound slow headers/bodies.
   server.keepAliveTimeout = 65_000
   server.headersTimeout = 66_000

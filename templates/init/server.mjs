@@ -6,6 +6,8 @@ import register from './.fw/cache/routes.mjs'
 
 const kernel = await Kernel.boot({ routeCache: '.fw/cache', register })
 const server = createServer(createListener(() => kernel))
+// "Expect: 100-continue" uploads: the 100 only once the body is read (a refused request never uploads).
+server.on('checkContinue', createListener(() => kernel, { expectContinue: true }))
 server.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? '127.0.0.1', () => {
   const { port } = server.address()
   console.log(`listening on http://${process.env.HOST ?? '127.0.0.1'}:${port}`)

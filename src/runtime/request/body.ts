@@ -13,6 +13,8 @@ import type { UploadedFile } from './uploaded-file.js'
 export interface WireBody {
   /** Opens the request stream, or gives null when the request has no body. */
   open: () => Readable | null
+  /** The stream without asking the client for the body (no "100 Continue"): to drain, not read. */
+  skip?: () => Readable | null
   contentType: string | undefined
   contentEncoding: string | undefined
   contentLength: string | undefined
@@ -116,19 +118,29 @@ export class BodySlot {
 
 /** Reads a body off the wire by its Content-Type and Content-Encoding, into `accept`. */
 function loadWire(wire: WireBody, accept: (data: BodyData) => void): Promise<void> {
-  const origin = wire.open()
+  const kind = bodyKind(wire.contentType)
+  const decoded = kind === 'multipart' || !isIdentity(wire.contentEncoding)
+  // A declared length over the limit is refused before the stream is opened: a client waiting
+  // for "100 Continue" (opening sends it) then never uploads the body at all.
+  let tooLong: unknown = null
+  if (!decoded) {
+    try {
+      checkDeclaredLength(wire.contentLength, wire.limits.body)
+    } catch (error) {
+      tooLong = error
+    }
+  }
+  const origin = tooLong === null ? wire.open() : (wire.skip ?? wire.open)()
   if (origin === null) {
+    if (tooLong !== null) return Promise.reject(tooLong)
     accept(emptyBody())
     return Promise.resolve()
   }
-  const kind = bodyKind(wire.contentType)
-  if (kind === 'multipart' || !isIdentity(wire.contentEncoding)) return loadDecoded(origin, kind, wire).then(accept)
-  try {
-    checkDeclaredLength(wire.contentLength, wire.limits.body)
-  } catch (error) {
-    origin.resume() // drain it: the connection stays usable for the 413
-    return Promise.reject(error)
+  if (tooLong !== null) {
+    origin.resume() // drain what was sent anyway: the connection stays usable for the 413
+    return Promise.reject(tooLong)
   }
+  if (decoded) return loadDecoded(origin, kind, wire).then(accept)
   return readPlain(origin, wire.limits.body, (raw) => accept(parsed(contentBody(raw, kind, wire.limits))))
 }
 

@@ -75,9 +75,12 @@ export class FwRequest extends InputMethods {
     this.#cache = cache
   }
 
-  /** From a Node request. Reads nothing yet: call `loadBody()` before body accessors. */
-  static fromNode(req: IncomingMessage, options?: RequestOptions): FwRequest {
-    return new FwRequest(nodeState(req, resolveOptions(options)))
+  /**
+   * From a node:http request. Reads nothing yet: call `loadBody()` before body accessors.
+   * `beforeBody` runs once, just before the body is read (createListener sends "100 Continue" there).
+   */
+  static fromNode(req: IncomingMessage, options?: RequestOptions, beforeBody?: () => void): FwRequest {
+    return new FwRequest(nodeState(req, resolveOptions(options), beforeBody))
   }
 
   /** From a WHATWG `Request`; `remoteAddress` is the peer (unset: no proxy is trusted). */

@@ -63,8 +63,11 @@ const NO_BODY = BodySlot.loaded(emptyBody())
  * State of a Node request. This is the hot path: no parsing happens here.
  * @example
  * const state = nodeState(req, resolveOptions(options))
+ *
+ * `beforeBody` runs once, when the body is about to be read (a server answering "Expect:
+ * 100-continue" itself sends the 100 there, so requests refused before that never upload).
  */
-export function nodeState(req: IncomingMessage, options: ResolvedOptions): RequestState {
+export function nodeState(req: IncomingMessage, options: ResolvedOptions, beforeBody?: () => void): RequestState {
   const peer = new SocketPeer(req.socket)
   const headers = headersFromNode(req)
   // Node's parser gives the method uppercase (no copy then); other callers may not.
@@ -81,7 +84,7 @@ export function nodeState(req: IncomingMessage, options: ResolvedOptions): Reque
     server: () => serverParams({ method, target, headers, peer, protocol: `HTTP/${req.httpVersion}`, time }),
     // Most requests carry no body: their slot is loaded (empty) from the start, so loadBody()
     // and cleanup() cost nothing on them.
-    body: hasBody(headers) ? wireSlot(headers, options, () => req) : NO_BODY,
+    body: hasBody(headers) ? wireSlot(headers, options, readFrom(req, beforeBody), () => req) : NO_BODY,
   })
 }
 
@@ -199,13 +202,24 @@ export function assemble(parts: Parts): RequestState {
   }
 }
 
+/** Opens `req` for reading, after `beforeBody` (once). */
+function readFrom(req: IncomingMessage, beforeBody: (() => void) | undefined): () => Readable {
+  if (beforeBody === undefined) return () => req
+  return () => {
+    beforeBody()
+    return req
+  }
+}
+
 function wireSlot(
   headers: HeaderBag,
   options: ResolvedOptions,
   open: () => Readable | null,
+  skip?: () => Readable | null,
 ): BodySlot {
   return BodySlot.fromWire({
     open,
+    ...(skip ? { skip } : {}),
     contentType: firstOf(headers, 'content-type'),
     contentEncoding: valuesOf(headers, 'content-encoding').join(', ') || undefined,
     contentLength: firstOf(headers, 'content-length'),
