@@ -2,6 +2,7 @@
 
 import { fork } from 'node:child_process'
 import { join } from 'node:path'
+import { pinServer } from './pin.mjs'
 
 const CHILD = join(import.meta.dirname, 'server-child.mjs')
 const START_TIMEOUT_MS = 30_000
@@ -30,6 +31,7 @@ export class ServerProcess {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     })
     this.pid = this.#child.pid
+    pinServer(this.pid)
     this.#child.on('message', (m) => {
       const resolve = this.#waiting.get(m.type)
       this.#waiting.delete(m.type)

@@ -169,12 +169,20 @@ function roundsSection({ options, runs }) {
   return parts.join('\n').trimEnd()
 }
 
-function methodNotes(options) {
+function methodNotes(options, pinning) {
   return `- Every server runs in its own child process (\`bench/http/server-child.mjs\`) on
   127.0.0.1, port 0, with \`NODE_ENV=production APP_ENV=production\` (and a URL signing key,
   which fw requires in production). autocannon ${pkgVersion('autocannon')} runs in the parent
   process, never in a server process: ${CONNECTIONS} connections, pipelining ${PIPELINING},
   ${options.durationS} s per timed run.
+- ${
+    pinning
+      ? `CPU pinning (\`taskset\`, \`bench/http/pin.mjs\`): every server process on CPU ${pinning.server},
+  autocannon on CPU ${pinning.load}. Unpinned, the scheduler moved both between this VM's cores,
+  whose speeds differ, and one server's CPU per request swung by up to ±40% between rounds;
+  pinned, every server is timed on the same core and its rounds agree within ~5%.`
+      : 'No CPU pinning (no `taskset`, one CPU, or FW_BENCH_NO_PIN set): rounds swing far more.'
+  }
 - Before timing, each server's answer to each scenario is checked (status 200, a JSON
   content-type, the exact body; for the param route also that a non-int id is a 404). A server
   that answers wrong is not timed on that scenario.
@@ -227,10 +235,10 @@ function machineSection(machine, versions, loadavg, dist) {
     `**Noise.** This machine is shared: ${machine.cores} cores for the server, the load generator and`,
     'whatever else runs on it (see the load average). Server and autocannon compete for the same',
     'cores, so requests/s in particular swings. The VM itself also runs faster or slower from one',
-    'moment to the next (two runs of the same code on 2026-11-22 measured bare node:http at 16.2 and',
-    '23.6 µs per hello request), which is why the rounds are many and short and every server is',
-    'timed in each: compare servers within one run, by CPU µs per request, and treat ratios that',
-    'differ by under ~15% as noise.',
+    'moment to the next (two unpinned runs of the same code on 2026-11-22 measured bare node:http at',
+    '16.2 and 23.6 µs per hello request), which is why the rounds are many and short, every server',
+    'is timed in each, and the servers share one pinned core: compare servers within one run, by',
+    'CPU µs per request, and treat ratios that differ by under ~5% as noise.',
   ].join('\n')
 }
 
@@ -279,7 +287,7 @@ export function httpMarkdown(result, { machine, quick }) {
     '',
     '## How it is measured',
     '',
-    methodNotes(options),
+    methodNotes(options, result.pinning),
     '',
     '## Setup',
     '',

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { buildFw, fwCliBuilt } from '../lib/fw.mjs'
 import { median } from '../lib/timing.mjs'
 import { ServerProcess } from './child.mjs'
+import { pinLoadGenerator, pinning } from './pin.mjs'
 import { distBuilt } from './report.mjs'
 import { load, verify } from './load.mjs'
 import { APPS, SCENARIOS, SERVERS } from './scenarios.mjs'
@@ -150,6 +151,25 @@ export async function runHttpBench(options, { tmpDir }) {
   const distBefore = distBuilt()
   const fwBuilds = await buildFwCaches(options, tmpDir)
   const runs = {}
+  const unpin = pinLoadGenerator()
+  try {
+    await runApps(options, fwBuilds, runs)
+  } finally {
+    unpin()
+  }
+  const loadAfter = os.loadavg()
+  return {
+    options,
+    runs,
+    fwBuilds,
+    pinning: pinning.enabled ? { server: pinning.serverCpu, load: pinning.loadCpus } : null,
+    loadavg: { before: loadBefore, after: loadAfter },
+    dist: { before: distBefore, after: distBuilt() },
+    elapsedS: (performance.now() - started) / 1000,
+  }
+}
+
+async function runApps(options, fwBuilds, runs) {
   for (const app of APPS) {
     const scenarios = options.scenarios.filter((s) => s.app === app)
     if (scenarios.length === 0) continue
@@ -160,14 +180,5 @@ export async function runHttpBench(options, { tmpDir }) {
     } finally {
       await Promise.all(Object.values(procs).map((p) => (p.error ? null : p.stop())))
     }
-  }
-  const loadAfter = os.loadavg()
-  return {
-    options,
-    runs,
-    fwBuilds,
-    loadavg: { before: loadBefore, after: loadAfter },
-    dist: { before: distBefore, after: distBuilt() },
-    elapsedS: (performance.now() - started) / 1000,
   }
 }
