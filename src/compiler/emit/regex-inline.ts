@@ -91,31 +91,30 @@ function parse(source: string): Atom[] | null {
   let i = 0
   while (i < source.length) {
     const c = source[i]!
-    let set: CharSet | null
+    let read: { set: CharSet; next: number } | null
     if (c === '[') {
       const end = classEnd(source, i)
-      if (end === -1) return null
-      set = parseClass(source.slice(i + 1, end))
-      i = end + 1
-    } else if (c === '\\') {
-      set = escapeSet(source[i + 1] ?? '')
-      i += 2
+      const set = end === -1 ? null : parseClass(source.slice(i + 1, end))
+      read = set && { set, next: end + 1 }
     } else if (c === '.') {
-      set = DOT
-      i++
-    } else if ('^$|()*+?{}]'.includes(c)) {
-      return null
+      read = { set: DOT, next: i + 1 }
     } else {
-      set = single(c.charCodeAt(0))
-      i++
+      read = '^$|()*+?{}]'.includes(c) ? null : readChar(source, i)
     }
-    if (set === null) return null
-    const quantifier = parseQuantifier(source, i)
+    if (read === null) return null
+    const quantifier = parseQuantifier(source, read.next)
     if (quantifier === null) return null
-    atoms.push({ set, min: quantifier.min, max: quantifier.max })
+    atoms.push({ set: read.set, min: quantifier.min, max: quantifier.max })
     i = quantifier.next
   }
   return atoms
+}
+
+/** One character at `i`, inside or outside a class: an escape (`\d`, `\.`) or a literal. */
+function readChar(text: string, i: number): { set: CharSet; next: number } | null {
+  if (text[i] !== '\\') return { set: single(text.charCodeAt(i)), next: i + 1 }
+  const set = escapeSet(text[i + 1] ?? '')
+  return set && { set, next: i + 2 }
 }
 
 function parseQuantifier(source: string, i: number): { min: number; max: number; next: number } | null {
@@ -154,39 +153,27 @@ function parseClass(body: string): CharSet | null {
   let set: CharSet = []
   let i = negated ? 1 : 0
   while (i < body.length) {
-    let lo: number
-    if (body[i] === '\\') {
-      const escaped = escapeSet(body[i + 1] ?? '')
-      if (escaped === null) return null
-      i += 2
-      if (escaped.length !== 1 || escaped[0]![0] !== escaped[0]![1]) {
-        if (body[i] === '-' && i + 1 < body.length) return null // a range from a class: leave it
-        set = union(set, escaped)
-        continue
-      }
-      lo = escaped[0]![0]
-    } else {
-      lo = body.charCodeAt(i)
-      i++
+    const from = readChar(body, i)
+    if (from === null) return null
+    i = from.next
+    if (body[i] !== '-' || i + 1 === body.length) {
+      set = union(set, from.set)
+      continue
     }
-    if (body[i] === '-' && i + 1 < body.length) {
-      let hi: number
-      if (body[i + 1] === '\\') {
-        const escaped = escapeSet(body[i + 2] ?? '')
-        if (escaped === null || escaped.length !== 1 || escaped[0]![0] !== escaped[0]![1]) return null
-        hi = escaped[0]![0]
-        i += 3
-      } else {
-        hi = body.charCodeAt(i + 1)
-        i += 2
-      }
-      if (hi < lo) return null
-      set = union(set, [[lo, hi]])
-    } else {
-      set = union(set, single(lo))
-    }
+    // A range: both ends single characters (a range from `\d` is left to the regex).
+    const to = readChar(body, i + 1)
+    const lo = onlyCode(from.set)
+    const hi = to && onlyCode(to.set)
+    if (to === null || lo === null || hi === null || hi < lo) return null
+    set = union(set, [[lo, hi]])
+    i = to.next
   }
   return negated ? complement(set) : set
+}
+
+/** The code unit of a one-character set, else null. */
+function onlyCode(set: CharSet): number | null {
+  return set.length === 1 && set[0]![0] === set[0]![1] ? set[0]![0] : null
 }
 
 /** The set of `\<c>`, or null for escapes left to the regex (\s, \b, \u..., \x..., ...). */
