@@ -147,7 +147,7 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
   // objects are the index's, whoever loaded this module). The helpers are imported: module
   // bindings are constant, so V8 inlines them into the walk.
   code.block('export function bind(route) {', () => {
-    for (const line of [...constants, ...regexes.declarations()].flatMap((l) => l.split('\n'))) code.line(line)
+    for (const line of [...constants, ...regexes.declarations()]) code.line(line)
     code.line()
     for (const line of text.trimEnd().split('\n')) code.line(line)
     code.line(`return { ${exported.join(', ')} }`)

@@ -14,8 +14,8 @@ import { inlineRegex } from './regex-inline.js'
 /** Regexes a module needs, declared once at its top. */
 export class RegexPool {
   readonly #sources = new Map<string, string>()
-  /** Character-loop functions for the simple regexes (see regex-inline.ts), by source. */
-  readonly #inlined = new Map<string, { name: string; code: string }>()
+  /** Character-loop functions for the simple regexes (see regex-inline.ts) by source; null: not one. */
+  readonly #loops = new Map<string, { name: string; code: string } | null>()
 
   /**
    * The test of a segment's regex on path[j, e), declared on first use. A simple regex (a
@@ -23,21 +23,14 @@ export class RegexPool {
    * loop on the path itself: no slice, no regex engine. Otherwise usually the anchored regex on
    * the sliced segment: a short slice is a fresh flat copy, which V8's regex engine runs ~40%
    * faster than a sticky regex on a request path that is itself a slice. A regex that looks at
-   * its surroundings (`^`, `$`, `\b`, lookbehind) is tested in place with a sticky regex
-   * instead, so it sees the path around it as it would in a whole-path pattern.
+   * its surroundings (`^`, `$`, `\b`, lookbehind; never a simple one) is tested in place with a
+   * sticky regex instead, so it sees the path around it as it would in a whole-path pattern.
    */
   test(segment: ParamSegment, j: string, e: string): string {
     const source = segment.regex!
+    const loop = this.#loop(source)
+    if (loop !== null) return `${loop.name}(path, ${j}, ${e})`
     const inPlace = !canMatchSlash(source) && /[$^]|\\[bB]|\(\?<[=!]/.test(source)
-    if (!inPlace) {
-      let inlined = this.#inlined.get(source)
-      if (inlined === undefined) {
-        const name = `RX${this.#inlined.size}`
-        const code = inlineRegex(source, name)
-        if (code !== null) this.#inlined.set(source, (inlined = { name, code }))
-      }
-      if (inlined !== undefined) return `${inlined.name}(path, ${j}, ${e})`
-    }
     const id = inPlace ? `y:(?:${source})(?=/|$)` : `s:^(?:${source})$`
     let name = this.#sources.get(id)
     if (!name) {
@@ -47,12 +40,23 @@ export class RegexPool {
     return inPlace ? `sticky(${name}, path, ${j}, ${e})` : `${name}.test(path.slice(${j}, ${e}))`
   }
 
+  /** The declarations, line by line: the regexes, then the loop functions. */
   declarations(): string[] {
     const regexes = [...this.#sources].map(([id, name]) => {
       const flags = id.startsWith('y:') ? 'y' : ''
       return `const ${name} = new RegExp(${lit(id.slice(2))}, ${lit(flags)})`
     })
-    return [...regexes, ...[...this.#inlined.values()].map((f) => f.code)]
+    const loops = [...this.#loops.values()].flatMap((loop) => (loop ? loop.code.split('\n') : []))
+    return [...regexes, ...loops]
+  }
+
+  #loop(source: string): { name: string; code: string } | null {
+    if (!this.#loops.has(source)) {
+      const name = `RX${this.#loops.size}`
+      const code = inlineRegex(source, name)
+      this.#loops.set(source, code === null ? null : { name, code })
+    }
+    return this.#loops.get(source)!
   }
 }
 
