@@ -13,8 +13,8 @@ import type { UploadedFile } from './uploaded-file.js'
 export interface WireBody {
   /** Opens the request stream, or gives null when the request has no body. */
   open: () => Readable | null
-  /** The stream without asking the client for the body (no "100 Continue"): to drain, not read. */
-  skip?: () => Readable | null
+  /** Called once, just before the body is read (a Node server sends "100 Continue" there). */
+  askForBody?: () => void
   contentType: string | undefined
   contentEncoding: string | undefined
   contentLength: string | undefined
@@ -120,25 +120,19 @@ export class BodySlot {
 function loadWire(wire: WireBody, accept: (data: BodyData) => void): Promise<void> {
   const kind = bodyKind(wire.contentType)
   const decoded = kind === 'multipart' || !isIdentity(wire.contentEncoding)
-  // A declared length over the limit is refused before the stream is opened: a client waiting
-  // for "100 Continue" (opening sends it) then never uploads the body at all.
-  let tooLong: unknown = null
-  if (!decoded) {
-    try {
-      checkDeclaredLength(wire.contentLength, wire.limits.body)
-    } catch (error) {
-      tooLong = error
-    }
+  // A declared length over the limit is refused before the client is asked for the body: one
+  // waiting for "100 Continue" then never uploads it.
+  try {
+    if (!decoded) checkDeclaredLength(wire.contentLength, wire.limits.body)
+  } catch (error) {
+    wire.open()?.resume() // drain what was sent anyway: the connection stays usable for the 413
+    return Promise.reject(error)
   }
-  const origin = tooLong === null ? wire.open() : (wire.skip ?? wire.open)()
+  wire.askForBody?.()
+  const origin = wire.open()
   if (origin === null) {
-    if (tooLong !== null) return Promise.reject(tooLong)
     accept(emptyBody())
     return Promise.resolve()
-  }
-  if (tooLong !== null) {
-    origin.resume() // drain what was sent anyway: the connection stays usable for the 413
-    return Promise.reject(tooLong)
   }
   if (decoded) return loadDecoded(origin, kind, wire).then(accept)
   return readPlain(origin, wire.limits.body, (raw) => accept(parsed(contentBody(raw, kind, wire.limits))))

@@ -84,7 +84,7 @@ export function nodeState(req: IncomingMessage, options: ResolvedOptions, before
     server: () => serverParams({ method, target, headers, peer, protocol: `HTTP/${req.httpVersion}`, time }),
     // Most requests carry no body: their slot is loaded (empty) from the start, so loadBody()
     // and cleanup() cost nothing on them.
-    body: hasBody(headers) ? wireSlot(headers, options, readFrom(req, beforeBody), () => req) : NO_BODY,
+    body: hasBody(headers) ? wireSlot(headers, options, () => req, beforeBody) : NO_BODY,
   })
 }
 
@@ -202,24 +202,15 @@ export function assemble(parts: Parts): RequestState {
   }
 }
 
-/** Opens `req` for reading, after `beforeBody` (once). */
-function readFrom(req: IncomingMessage, beforeBody: (() => void) | undefined): () => Readable {
-  if (beforeBody === undefined) return () => req
-  return () => {
-    beforeBody()
-    return req
-  }
-}
-
 function wireSlot(
   headers: HeaderBag,
   options: ResolvedOptions,
   open: () => Readable | null,
-  skip?: () => Readable | null,
+  askForBody?: () => void,
 ): BodySlot {
   return BodySlot.fromWire({
     open,
-    ...(skip ? { skip } : {}),
+    ...(askForBody ? { askForBody } : {}),
     contentType: firstOf(headers, 'content-type'),
     contentEncoding: valuesOf(headers, 'content-encoding').join(', ') || undefined,
     contentLength: firstOf(headers, 'content-length'),
