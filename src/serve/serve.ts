@@ -3,7 +3,7 @@
  * as loaded for that build, listen, and optionally rebuild and swap on change (--watch) or run N
  * workers sharing the port (--workers, node:cluster; a crashed worker is restarted).
  */
-import cluster from 'node:cluster'
+import cluster, { type Worker } from 'node:cluster'
 import { randomBytes } from 'node:crypto'
 import type { KernelOptions } from '../runtime/kernel.js'
 import { Kernel } from '../runtime/kernel.js'
@@ -136,10 +136,13 @@ async function runPrimary(options: ServeOptions): Promise<void> {
   options.say(`fw serve → http://${options.host}:${port}  (${options.workers} workers)`)
   await untilSignal()
   stopping = true
-  const workers = Object.values(cluster.workers ?? {})
+  // A worker that has exited but whose IPC channel has not closed yet is still listed: waiting
+  // for its 'exit' would wait forever.
+  const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead())
   await Promise.all(workers.map((w) => new Promise<void>((done) => {
-    w!.once('exit', () => done())
-    w!.process.kill('SIGTERM')
+    w.once('exit', () => done())
+    if (w.isDead()) return done()
+    w.process.kill('SIGTERM')
   })))
 }
 

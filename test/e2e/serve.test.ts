@@ -44,7 +44,7 @@ describe('fw serve', () => {
       await waitFor(() => /FW_NAME_DUPLICATE/.test(app.output()), app.output)
       expect(await (await fetch(`${app.url}/new`)).json()).toEqual({ fresh: true })
     } finally {
-      expect(await app.stop()).toBe(0)
+      expect(await app.stop(), app.output()).toBe(0)
     }
   }, 90_000)
 
@@ -66,12 +66,12 @@ describe('fw serve', () => {
       expect(answers.every((a) => a.hello === 'world')).toBe(true)
       // The primary's children are exactly the two workers (esbuild's service was stopped).
       const workers = execFileSync('pgrep', ['-P', String(app.pid)], { encoding: 'utf8' }).trim().split('\n')
-      expect(workers).toHaveLength(2)
+      expect(workers, app.output()).toHaveLength(2)
       process.kill(Number(workers[0]), 'SIGKILL')
       await waitFor(() => /worker exited \(SIGKILL\); starting another/.test(app.output()), app.output)
       await waitFor(async () => (await fetch(`${app.url}/hello`).then((r) => r.ok, () => false)), app.output)
     } finally {
-      expect(await app.stop()).toBe(0)
+      expect(await app.stop(), app.output()).toBe(0)
     }
   }, 90_000)
 
@@ -204,7 +204,7 @@ describe('fw serve with the example app', () => {
       )
       expect(statuses).toEqual(Array.from({ length: 12 }, () => 200))
     } finally {
-      expect(await app.stop()).toBe(0)
+      expect(await app.stop(), app.output()).toBe(0)
     }
   }, 90_000)
 })
