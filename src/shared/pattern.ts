@@ -35,7 +35,10 @@ export const BUILTIN_REGEX: Readonly<Record<BuiltinType, string>> = {
 
 export interface StaticSegment {
   kind: 'static'
-  /** The literal as it appears in a request path (non-ASCII and spaces percent-encoded). */
+  /**
+   * The literal as it appears in a request path in RFC 3986 normal form: non-ASCII and spaces
+   * percent-encoded with uppercase hex, unreserved characters never encoded.
+   */
   value: string
 }
 
@@ -56,6 +59,7 @@ export type Segment = StaticSegment | ParamSegment
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 // RFC 3986 pchar minus '%' (handled separately) — everything else in a literal is percent-encoded.
 const PCHAR = /^[A-Za-z0-9\-._~!$&'()*+,;=:@]$/
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/
 
 /**
  * Parses a path pattern such as `/users/{id:int}/posts/{slug?}` into segments.
@@ -261,7 +265,9 @@ function encodeLiteral(pattern: string, raw: string): string {
     if (c === '%') {
       const hex = raw.slice(i + 1, i + 3)
       if (!/^[0-9A-Fa-f]{2}$/.test(hex)) throw patternError(pattern, `has a malformed escape "%${hex}"`)
-      out += '%' + hex.toUpperCase()
+      // RFC 3986 normal form, as the matcher normalizes request paths: `%41` is `A`, `%c3` is `%C3`.
+      const char = String.fromCharCode(parseInt(hex, 16))
+      out += UNRESERVED.test(char) ? char : '%' + hex.toUpperCase()
       i += 2
     } else {
       out += PCHAR.test(c) ? c : encodeURIComponent(c)

@@ -8,6 +8,12 @@
  */
 export const MALFORMED = Object.assign(new Error('Malformed percent-encoding in the request path'), { fwMalformed: true })
 
+/**
+ * Thrown by dec() when a matched parameter holds an escape that normalizePath() rewrites: the
+ * path was matched as sent, so match() matches its normalized form instead. Marker as above.
+ */
+export const DENORMALIZED = Object.assign(new Error('The request path is not in normal form'), { fwDenormalized: true })
+
 /** The shared, frozen params object of routes without parameters. */
 export const EMPTY = Object.freeze(Object.create(null))
 
@@ -15,11 +21,51 @@ export const EMPTY = Object.freeze(Object.create(null))
 export function dec(path, a, b) {
   const s = path.slice(a, b)
   if (s.indexOf('%') === -1) return s
+  if (normalizePath(s) !== s) throw DENORMALIZED
   try {
     return decodeURIComponent(s)
   } catch {
     throw MALFORMED
   }
+}
+
+// 0-15 for a hex digit's char code, else -1.
+function hexValue(c) {
+  if (c >= 48 && c <= 57) return c - 48
+  const lower = c | 32
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1
+}
+
+// ALPHA / DIGIT / "-" / "." / "_" / "~" (RFC 3986 unreserved).
+function unreserved(c) {
+  const lower = c | 32
+  return (lower >= 97 && lower <= 122) || (c >= 48 && c <= 57) || c === 45 || c === 46 || c === 95 || c === 126
+}
+
+const HEX = '0123456789ABCDEF'
+
+/**
+ * The path in RFC 3986 normal form (section 6.2.2): escapes of unreserved characters decoded
+ * (`%41` → `A`, `%34%32` → `42`), other escapes with uppercase hex (`%c3%a9` → `%C3%A9`).
+ * Route literals are stored in this form, so equivalent URLs match the same route. Escapes of
+ * reserved characters (`%2F`) and malformed ones stay as they are; nothing is decoded twice.
+ * match() calls it only for a path it could not settle as sent.
+ */
+export function normalizePath(path) {
+  let out = ''
+  let copied = 0
+  for (let i = path.indexOf('%'); i !== -1; i = path.indexOf('%', i + 1)) {
+    const high = hexValue(path.charCodeAt(i + 1))
+    const low = high === -1 ? -1 : hexValue(path.charCodeAt(i + 2))
+    if (low === -1) continue
+    const code = high * 16 + low
+    const normal = unreserved(code) ? String.fromCharCode(code) : `%${HEX[high]}${HEX[low]}`
+    if (path.startsWith(normal, i)) continue
+    out += path.slice(copied, i) + normal
+    copied = i + 3
+    i += 2
+  }
+  return copied === 0 ? path : out + path.slice(copied)
 }
 
 /** The integer value of path[a, b) when it is 1–15 ASCII digits, else -1. */

@@ -347,6 +347,51 @@ describe('encoding', () => {
   })
 })
 
+describe('equivalent spellings of a path (RFC 3986 6.2.2)', () => {
+  let m: CompiledModule
+  beforeAll(async () => {
+    m = await compileRoutes((r) => {
+      r.get('/hello', noop, 'hello')
+      r.get('/n/{id:int}', noop, 'int')
+      r.get('/n/{name}', noop, 'plain')
+      r.get('/code/{c:[A-Z]{3}}', noop, 'code')
+      r.get('/café', noop, 'cafe')
+      r.get('/%41bc', noop, 'abc')
+      r.put('/only-put/{id:int}', noop, 'put')
+    })
+  })
+
+  it('matches escaped unreserved characters as the characters themselves', () => {
+    expect(hit(m.match('GET', '/h%65llo'))).toEqual({ name: 'hello', params: {} })
+    expect(hit(m.match('GET', '/code/%41BC'))).toEqual({ name: 'code', params: { c: 'ABC' } })
+    expect(hit(m.match('GET', '/Abc'))).toEqual({ name: 'abc', params: {} })
+    expect(hit(m.match('GET', '/%41bc'))).toEqual({ name: 'abc', params: {} })
+  })
+
+  it('gives an escaped number to the int route, not to the plain parameter that also fits', () => {
+    expect(hit(m.match('GET', '/n/%34%32'))).toEqual({ name: 'int', params: { id: 42 } })
+    expect(hit(m.match('GET', '/n/4%32/'))).toEqual({ name: 'int', params: { id: 42 } })
+    expect(hit(m.match('GET', '/n/%34x'))).toEqual({ name: 'plain', params: { name: '4x' } })
+  })
+
+  it('matches lowercase hex in an escape like uppercase', () => {
+    expect(hit(m.match('GET', '/caf%c3%a9'))).toEqual({ name: 'cafe', params: {} })
+    expect(hit(m.match('GET', '/caf%C3%A9'))).toEqual({ name: 'cafe', params: {} })
+  })
+
+  it('decodes nothing twice and keeps reserved escapes in their segment', () => {
+    expect(hit(m.match('GET', '/n/%2541'))).toEqual({ name: 'plain', params: { name: '%41' } })
+    expect(hit(m.match('GET', '/n/%34%2F2'))).toEqual({ name: 'plain', params: { name: '4/2' } })
+    expect(m.match('GET', '/n/%34%zz')).toEqual({ status: 400 })
+  })
+
+  it('answers 405 for an escaped path that only another method has', () => {
+    expect(m.match('GET', '/only-put/%31')).toEqual({ status: 405, allow: ['PUT'] })
+    expect(hit(m.match('PUT', '/only-put/%31'))).toEqual({ name: 'put', params: { id: 1 } })
+    expect(m.match('GET', '/h%65llo/x')).toEqual({ status: 404 })
+  })
+})
+
 describe('regex parameters', () => {
   it('match the whole segment, alternatives included, whatever the path string is', async () => {
     const m = await compileRoutes((r) => {

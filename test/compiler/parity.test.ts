@@ -15,7 +15,7 @@ const SCALE = Number(process.env.FW_PARITY_SCALE ?? '1')
 const TABLES = 120 * SCALE
 const LOOKUPS_PER_TABLE = 900
 const METHODS = ['GET', 'GET', 'GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const
-const WORDS = ['a', 'b', 'users', 'posts', 'api', 'v1', 'x', 'files', 'A', 'caf%C3%A9', '1', 'abc']
+const WORDS = ['a', 'b', 'users', 'posts', 'api', 'v1', 'x', 'files', 'A', 'caf%C3%A9', '1', 'abc', '%41b']
 
 /** mulberry32: a small seeded PRNG so that a failure can be replayed from its seed. */
 function prng(seed: number): () => number {
@@ -118,7 +118,7 @@ function instantiate(g: Gen, pattern: string): string {
 
 function mutate(g: Gen, path: string): string {
   const parts = path.split('/')
-  switch (g.int(7)) {
+  switch (g.int(8)) {
     case 0:
       return path + '/'
     case 1:
@@ -132,9 +132,22 @@ function mutate(g: Gen, path: string): string {
       return path.replace(/\/$/, '') + '//'
     case 5:
       return path.toUpperCase()
+    case 6:
+      return escapeSome(g, path)
     default:
       return g.pick(['', '*', 'users', '/%', '/' + 'a/'.repeat(g.int(6))])
   }
+}
+
+/** Percent-encodes a few characters (any hex case) and lowercases some escapes: an equivalent URL. */
+function escapeSome(g: Gen, path: string): string {
+  const hex = (c: string): string => c.charCodeAt(0).toString(16).padStart(2, '0')
+  return path.replace(/%[0-9A-F]{2}|[^/%]/g, (token) => {
+    if (!g.chance(0.25)) return token
+    if (token.startsWith('%')) return token.toLowerCase()
+    const code = hex(token)
+    return `%${g.chance(0.5) ? code.toUpperCase() : code}`
+  })
 }
 
 function lookups(g: Gen, records: RouteRecord[]): { method: string; path: string; host: string }[] {

@@ -65,6 +65,12 @@ describe('the example app: routing', () => {
     expect((await get('/demo/files/a/b%20c.txt')).json()).toEqual({ path: 'a/b c.txt' })
   })
 
+  it('matches an equivalent spelling of a URL the same way (escaped digits and letters)', async () => {
+    expect((await get('/demo/int/%34%32')).json()).toEqual({ id: 42 })
+    expect((await get('/demo/code/%41B%43')).json()).toEqual({ code: 'ABC' })
+    expect((await get('/api/v1/users/%37')).json()).toEqual({ id: 7, version: 'v1' })
+  })
+
   it('answers the catch-all fallback with 404 {error, path}', async () => {
     const answer = await get('/no/such/page')
     expect(answer.status).toBe(404)

@@ -7,7 +7,8 @@
  * - then segment by segment: static < constrained (int, uuid, hex, slug, then custom regexes by
  *   first appearance in the route table) < plain parameter < catch-all (`.+` before `.*`);
  * - a shape that is a prefix of another comes first; registration order breaks ties;
- * - HEAD tries HEAD routes, then GET routes.
+ * - HEAD tries HEAD routes, then GET routes;
+ * - paths are matched in RFC 3986 normal form (README "Parameters").
  */
 import { parseHost, parsePath, type Segment } from '../../src/shared/pattern.js'
 import type { RouteRecord } from '../../src/shared/route-record.js'
@@ -51,7 +52,7 @@ export class ReferenceMatcher {
 
   match(method: string, rawPath: string, rawHost = ''): ReferenceResult {
     if (!rawPath.startsWith('/')) return { status: 404 }
-    const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath
+    const path = normalizeEscapes(rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath)
     const host = normalizeHost(rawHost)
     const hit = this.#find(method, path, host)
     if (hit !== null) return hit
@@ -165,6 +166,14 @@ function compareKeyLists(a: number[][], b: number[][]): number {
     if (x.length !== y.length) return x.length - y.length
   }
   return a.length - b.length
+}
+
+/** RFC 3986 6.2.2, naively: escapes of unreserved characters decoded, the others' hex uppercased. */
+function normalizeEscapes(path: string): string {
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => {
+    const char = String.fromCharCode(parseInt(hex, 16))
+    return /^[A-Za-z0-9\-._~]$/.test(char) ? char : `%${hex.toUpperCase()}`
+  })
 }
 
 function normalizeHost(host: string): string {

@@ -158,7 +158,7 @@ export function emitIndexModule(groups: readonly PlannedGroup[], fingerprint: st
     BANNER('Entry of one generation: match(), urlFor(), routes. Imported through ../router.mjs.'),
     `import { createRequire } from 'node:module'`,
     `import { ROUTES, route } from './__routes.mjs'`,
-    `import { EMPTY, buildUrl, normalizeHost } from './__helpers.mjs'`,
+    `import { EMPTY, buildUrl, normalizeHost, normalizePath } from './__helpers.mjs'`,
     '',
     `export { setBaseUrl, UrlGenerationError } from './__helpers.mjs'`,
     'export const routes = ROUTES',
@@ -369,23 +369,35 @@ function emitMatch(out: CodeWriter, methods: HttpMethod[], { explicitHead, hasHo
   out.line(' * Finds the route for a request. `path` is the URL path without its query string; `host` the')
   out.line(' * Host header (only consulted by domain routes). Returns { route, params }, or { status: 404 },')
   out.line(' * { status: 405, allow }, or { status: 400 } for a malformed %-escape in a parameter.')
+  out.line(' * Equivalent URLs (RFC 3986 6.2.2: `/users/%34%32` and `/users/42`) match the same route.')
   out.line(' * This is the hot path: change with care and run `npm run bench`.')
   out.line(' */')
   out.block('export function match(method, path, host) {', () => {
     out.line('if (path.charCodeAt(0) !== 47) return NOT_FOUND')
     out.line('if (path.length > 1 && path.charCodeAt(path.length - 1) === 47) path = path.slice(0, -1)')
     out.line(hasHosts ? "host = host === undefined || host === null ? '' : normalizeHost(host)" : '// no domain routes: host is not consulted')
+    out.line('return find(method, path, host)')
+  })
+  out.line()
+  out.line('/** match() after the trailing slash and the host are dealt with. */')
+  out.block('function find(method, path, host) {', () => {
+    out.line('let r = null')
     out.block('try {', () => {
-      out.line('let r = null')
       out.block('switch (method) {', () => {
         for (const m of methods) out.line(`case ${lit(m)}: r = ${m}(path, host); break`)
       })
-      out.line('if (r !== null) return r')
     }, '} catch (error) {')
+    out.line('  if (error?.fwDenormalized === true) return find(method, normalizePath(path), host)')
     out.line('  if (error?.fwMalformed === true) return BAD_REQUEST')
     out.line('  throw error')
     out.line('}')
-    out.line('return miss(path, host)')
+    out.line('if (r !== null && r !== NOT_FOUND) return r')
+    out.block("if (path.indexOf('%') !== -1) {", () => {
+      out.line('// An equivalent spelling (%41 for A, %c3 for %C3) may match where the path as sent did not.')
+      out.line('const normal = normalizePath(path)')
+      out.line('if (normal !== path) return find(method, normal, host)')
+    })
+    out.line('return r ?? miss(path, host)')
   })
   out.line()
   out.line('let NAMES = null')
