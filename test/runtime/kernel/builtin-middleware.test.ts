@@ -122,6 +122,13 @@ describe('client ip', () => {
     expect(spoofed.body.client_ip).toBe('10.0.0.1')
   })
 
+  it('never takes an X-Forwarded-For entry that is not an IP address as the client', async () => {
+    const garbage = await attributes({ uri: '/attributes', headers: { 'x-forwarded-for': '<script>' }, server: { REMOTE_ADDR: '127.0.0.1' } })
+    expect(garbage.body.client_ip).toBe('127.0.0.1')
+    const behindHop = await attributes({ uri: '/attributes', headers: { 'x-forwarded-for': 'unknown, 127.0.0.2' }, server: { REMOTE_ADDR: '127.0.0.1' } })
+    expect(behindHop.body.client_ip).toBe('127.0.0.2')
+  })
+
   it('writes an IPv4-mapped IPv6 peer or forwarded address as plain IPv4', async () => {
     const peer = await attributes({ uri: '/attributes', server: { REMOTE_ADDR: '::ffff:1.2.3.4' } })
     expect(peer.body.client_ip).toBe('1.2.3.4')
