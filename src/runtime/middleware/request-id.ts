@@ -4,7 +4,7 @@
  */
 import type { FwRequest } from '../request/request.js'
 import type { Middleware } from '../types.js'
-import { idSource, writeHex } from './random-ids.js'
+import { formatUuids, idSource } from './random-ids.js'
 
 // Ids travel into logs and headers: accept only short, printable, unambiguous ones.
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -16,20 +16,7 @@ export function requestIdFor(request: FwRequest): string {
 }
 
 /** A random (version 4) UUID. */
-export const newRequestId = idSource(36, (random, r, text, t) => {
-  random[r + 6] = (random[r + 6]! & 0x0f) | 0x40 // version 4
-  random[r + 8] = (random[r + 8]! & 0x3f) | 0x80 // RFC 4122 variant
-  // 8-4-4-4-12 hex digits
-  t = writeHex(random, r, 4, text, t)
-  text[t++] = 45
-  t = writeHex(random, r + 4, 2, text, t)
-  text[t++] = 45
-  t = writeHex(random, r + 6, 2, text, t)
-  text[t++] = 45
-  t = writeHex(random, r + 8, 2, text, t)
-  text[t++] = 45
-  writeHex(random, r + 10, 6, text, t)
-})
+export const newRequestId = idSource(36, formatUuids)
 
 export const requestId: Middleware = async (request, next) => {
   const id = requestIdFor(request)

@@ -2,12 +2,12 @@
  * Sets `trace.trace_id` from a valid W3C `traceparent` header, else a fresh random trace id.
  */
 import type { Middleware } from '../types.js'
-import { idSource, writeHex } from './random-ids.js'
+import { idSource } from './random-ids.js'
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/
 
 /** 32 random hex digits (a W3C trace id). */
-export const newTraceId = idSource(32, (random, r, text, t) => void writeHex(random, r, 16, text, t))
+export const newTraceId = idSource(32, (random) => random.toString('hex'))
 
 /** The trace id of a request: its valid traceparent's, else a new one. */
 export function traceIdOf(header: string): string {

@@ -36,9 +36,21 @@ export function headersFromRaw(raw: readonly string[]): HeaderBag {
   return new RawHeaders(raw)
 }
 
-/** Whether a raw header name is `key` (lowercase): lowercased only when the lengths agree. */
+/**
+ * Whether a raw header name is `key` (lowercase), ASCII case-insensitively. Compared in place
+ * when the lengths agree but the strings differ: such names mostly differ from the key in their
+ * first character, and lowercasing a name (a builtin call, maybe a new string) cost more.
+ */
 function isName(name: string, key: string): boolean {
-  return name.length === key.length && (name === key || name.toLowerCase() === key)
+  const length = key.length
+  if (name.length !== length) return false
+  if (name === key) return true
+  for (let i = 0; i < length; i++) {
+    const c = name.charCodeAt(i)
+    const k = key.charCodeAt(i)
+    if (c !== k && !(c >= 65 && c <= 90 && c + 32 === k)) return false
+  }
+  return true
 }
 
 class RawHeaders implements ReadonlyMap<string, HeaderEntry> {
@@ -70,6 +82,17 @@ class RawHeaders implements ReadonlyMap<string, HeaderEntry> {
       if (isName(raw[i]!, key)) return raw[i + 1]!
     }
     return undefined
+  }
+
+  /** All values of `key` (lowercase) joined with ', ' ('' when absent), without building an entry. */
+  line(key: string): string {
+    if (this.#map !== null) return this.#map.get(key)?.values.join(', ') ?? ''
+    const raw = this.#raw
+    let line: string | undefined
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      if (isName(raw[i]!, key)) line = line === undefined ? raw[i + 1]! : `${line}, ${raw[i + 1]!}`
+    }
+    return line ?? ''
   }
 
   /** The last value of `key` (lowercase), found without building an entry. */
@@ -165,6 +188,12 @@ const NO_VALUES: readonly string[] = Object.freeze([])
 /** The values of `name`, empty when absent. */
 export function headerValues(bag: HeaderBag, name: string): readonly string[] {
   return valuesOf(bag, lowerName(name))
+}
+
+/** The values of `name` joined with ', ' (a header line), '' when absent. */
+export function headerLine(bag: HeaderBag, name: string): string {
+  const lower = lowerName(name)
+  return bag instanceof RawHeaders ? bag.line(lower) : (bag.get(lower)?.values.join(', ') ?? '')
 }
 
 /** The first value of `name`, or undefined. */

@@ -42,7 +42,7 @@ export abstract class InputMethods {
   input(): Params
   input(key: string, fallback?: unknown): unknown
   input(key?: string, fallback: unknown = null): unknown {
-    const fields = this.#input()
+    const fields = inputOf(this.bodyData())
     return key === undefined ? fields : valueAt(fields, key, fallback)
   }
 
@@ -65,7 +65,7 @@ export abstract class InputMethods {
 
   /** Whether every key is present in `input()` (null values count as present). */
   has(keys: string | readonly string[]): boolean {
-    const all = this.#input()
+    const all = inputOf(this.bodyData())
     return flattenKeys([keys]).every((key) => lookup(all, key).found)
   }
 
@@ -75,16 +75,16 @@ export abstract class InputMethods {
 
   /** Whether every key is present and not null, blank or an empty array. */
   filled(keys: string | readonly string[]): boolean {
-    const all = this.#input()
+    const all = inputOf(this.bodyData())
     return flattenKeys([keys]).every((key) => isFilled(valueAt(all, key, null)))
   }
 
   only(...keys: Keys): Params {
-    return pick(this.#input(), flattenKeys(keys))
+    return pick(inputOf(this.bodyData()), flattenKeys(keys))
   }
 
   except(...keys: Keys): Params {
-    return omit(this.#input(), flattenKeys(keys))
+    return omit(inputOf(this.bodyData()), flattenKeys(keys))
   }
 
   /** Uploaded files by field name (a list for multi-file fields). */
@@ -101,10 +101,16 @@ export abstract class InputMethods {
     return Object.hasOwn(files, key) ? files[key]! : null
   }
 
-  /** A copy of the body's fields: callers may change what they get. */
-  #input(): Params {
-    return copyParams(asParams(this.bodyData().value()))
-  }
+}
+
+/**
+ * A copy of the body's fields: callers may change what they get. A function, not a private
+ * method: a class with private members gives each instance a brand, so `new FwRequest` would
+ * run this class's constructor too, where V8 now skips it (about a tenth of a microsecond for
+ * each of the two or three requests a request makes on its way through the pipeline).
+ */
+function inputOf(body: BodyData): Params {
+  return copyParams(asParams(body.value()))
 }
 
 function asParams(value: unknown): Params {

@@ -292,7 +292,7 @@ export class FwRequest extends InputMethods {
 
   /** The values of `name` joined with ', ' ('' when absent). */
   getHeaderLine(name: string): string {
-    return h.headerValues(this.#s.headers, name).join(', ')
+    return h.headerLine(this.#s.headers, name)
   }
 
   protected bodyData(): BodyData {

@@ -88,20 +88,30 @@ export function nodeState(req: IncomingMessage, options: ResolvedOptions, before
   })
 }
 
+// A keep-alive connection carries many requests from one address: read it from the socket
+// (a getter chain into the handle) once per connection, not once per request.
+const REMOTE_ADDRESSES = new WeakMap<Socket, string>()
+
 /**
- * The peer of a Node socket. The remote address is read at once (proxy trust needs it on most
- * requests); the port and the local side only when asked (server params), each a getter call
- * into the socket.
+ * The peer of a Node socket, each part read when asked: a request that never consults proxy
+ * trust or server params never touches the socket.
  */
 class SocketPeer implements Peer {
-  readonly remoteAddress: string | undefined
   readonly encrypted: boolean
   readonly #socket: Socket
 
   constructor(socket: Socket) {
     this.#socket = socket
-    this.remoteAddress = socket.remoteAddress
     this.encrypted = (socket as Partial<TLSSocket>).encrypted === true
+  }
+
+  get remoteAddress(): string | undefined {
+    let address = REMOTE_ADDRESSES.get(this.#socket)
+    if (address === undefined) {
+      address = this.#socket.remoteAddress
+      if (address !== undefined) REMOTE_ADDRESSES.set(this.#socket, address)
+    }
+    return address
   }
 
   get remotePort(): number | undefined {

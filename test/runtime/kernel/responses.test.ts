@@ -59,7 +59,7 @@ describe('response factories', () => {
     const replaced = added.withHeader('x-one', 'uno')
     const many = original.withHeaders({ 'X-A': 'a', 'X-B': ['b1', 'b2'] })
     const moved = original.withStatus(202)
-    expect(original.headers).toEqual({ 'content-type': 'application/json; charset=utf-8', 'x-one': '1' })
+    expect(original.headers).toEqual({ 'content-type': 'application/json; charset=utf-8', 'content-length': '11', 'x-one': '1' })
     expect(original.status).toBe(200)
     expect(added).not.toBe(original)
     expect(added.header('x-two')).toBe('2')
