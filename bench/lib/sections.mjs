@@ -5,7 +5,7 @@
 
 import { readFile, writeFile } from 'node:fs/promises'
 
-export const SECTIONS = ['http', 'throttle']
+export const SECTIONS = ['http', 'instructions', 'throttle']
 
 const markers = (id) => ({ start: `<!-- ${id}-bench:start -->`, end: `<!-- ${id}-bench:end -->` })
 

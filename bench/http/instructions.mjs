@@ -1,0 +1,205 @@
+// Instructions per request, counted by valgrind (callgrind) instead of timed: the HTTP
+// benchmark's servers and scenarios, each server under `valgrind --tool=callgrind`, answering
+// one keep-alive connection that this process drives request by request. After a warm-up (the
+// JIT settles: no compilation or deoptimization is left in the counted window), the counters are
+// zeroed, N requests are counted, and the main thread's total divided by N is the figure.
+// Counts repeat within ~1% from run to run whatever else the machine does, so differences of a
+// few hundred instructions can be seen, where CPU time per request is ±5% at best here.
+//
+//   node bench/http/instructions.mjs [--servers node,fastify,fw,fw-nobuiltins]
+//                                    [--scenarios hello,params,routes,echo] [--warm 20000]
+//                                    [--count 5000] [--quick]
+//
+// Needs valgrind (callgrind_control included). Writes its section of bench/RESULTS.md.
+
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import http from 'node:http'
+import os from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { buildFw, fwCliBuilt } from '../lib/fw.mjs'
+import { writeSection } from '../lib/sections.mjs'
+import { SCENARIOS, SERVERS } from './scenarios.mjs'
+
+const HERE = import.meta.dirname
+const TMP = join(HERE, '..', '.tmp', 'instructions')
+const RESULTS = join(HERE, '..', 'RESULTS.md')
+const SERVER = join(HERE, 'instructions-server.mjs')
+const FW_ROUTES = {
+  small: join(HERE, 'servers', 'fw-routes-small.mjs'),
+  large: join(HERE, 'servers', 'fw-routes-large.mjs'),
+}
+const ENV = { NODE_ENV: 'production', APP_ENV: 'production', URL_SIGNING_KEYS: 'http-bench-signing-key' }
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      servers: { type: 'string', default: 'node,fastify,fw,fw-nobuiltins' },
+      scenarios: { type: 'string', default: 'hello,params,routes,echo' },
+      warm: { type: 'string' },
+      count: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+    },
+  })
+  const pick = (list, ids) => ids.split(',').map((id) => list.find((x) => x.id === id) ?? fail(`unknown: ${id}`))
+  return {
+    servers: pick(SERVERS, values.servers),
+    scenarios: pick(SCENARIOS, values.scenarios),
+    warm: Number(values.warm ?? (values.quick ? 3000 : 20000)),
+    count: Number(values.count ?? (values.quick ? 1000 : 5000)),
+    quick: values.quick,
+  }
+}
+
+function fail(message) {
+  throw new Error(message)
+}
+
+// One request on the shared keep-alive agent; resolves with the status.
+function send(agent, port, scenario) {
+  const headers = { ...scenario.headers }
+  if (scenario.body) headers['content-length'] = Buffer.byteLength(scenario.body)
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: scenario.path, method: scenario.method, headers, agent }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode))
+    })
+    req.on('error', reject)
+    req.end(scenario.body)
+  })
+}
+
+// Starts `server` under callgrind; resolves { pid, port, outFile, stop }.
+function startUnderCallgrind(server, app, fwCache, name) {
+  const outFile = join(TMP, `callgrind.${name}`)
+  const args = ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${outFile}`, process.execPath, SERVER, server.id, app, fwCache ?? '']
+  const child = spawn('valgrind', args, { env: { ...process.env, ...ENV }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), 180_000)
+    const onData = (chunk) => {
+      output += chunk
+      const ready = /^ready (\d+)$/m.exec(output)
+      if (!ready) return
+      clearTimeout(timer)
+      child.stdout.off('data', onData)
+      const stop = () => new Promise((done) => {
+        child.once('exit', done)
+        child.kill('SIGTERM')
+      })
+      resolve({ pid: child.pid, port: Number(ready[1]), outFile, stop })
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', (chunk) => (output += chunk))
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code}):\n${output}`)))
+  })
+}
+
+// The main thread's instruction total from the dump callgrind wrote after `-d`.
+function mainThreadTotal(outFile) {
+  const dump = `${outFile}.1-01`
+  const summary = /^summary: (\d+)$/m.exec(readFileSync(dump, 'utf8'))
+  if (!summary) throw new Error(`no summary in ${dump}`)
+  return Number(summary[1])
+}
+
+async function measure(server, scenario, fwCache, { warm, count }) {
+  const name = `${server.id}-${scenario.id}`
+  const running = await startUnderCallgrind(server, scenario.app, fwCache, name)
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+  let wrong = 0
+  try {
+    for (let i = 0; i < warm; i++) if ((await send(agent, running.port, scenario)) !== 200) wrong++
+    execFileSync('callgrind_control', ['-z', String(running.pid)], { stdio: 'ignore' })
+    for (let i = 0; i < count; i++) if ((await send(agent, running.port, scenario)) !== 200) wrong++
+    execFileSync('callgrind_control', ['-d', String(running.pid)], { stdio: 'ignore' })
+  } finally {
+    agent.destroy()
+    await running.stop()
+  }
+  if (wrong > 0) return { server: server.id, scenario: scenario.id, error: `${wrong} answers were not 200` }
+  return { server: server.id, scenario: scenario.id, perRequest: Math.round(mainThreadTotal(running.outFile) / count) }
+}
+
+async function fwCaches(scenarios) {
+  if (!fwCliBuilt()) fail('dist/cli/index.js missing: run `npm run build`')
+  const caches = {}
+  for (const app of new Set(scenarios.map((s) => s.app))) {
+    const build = await buildFw(FW_ROUTES[app], join(TMP, `fw-${app}`))
+    if (!build.ok) fail(`fw build of the ${app} app failed:\n${build.output}`)
+    caches[app] = join(build.routerFile, '..')
+  }
+  return caches
+}
+
+function markdown(results, opts) {
+  const servers = opts.servers
+  const cell = (server, scenario) => {
+    const r = results.find((x) => x.server === server.id && x.scenario === scenario.id)
+    if (!r) return '–'
+    return r.error ? `error: ${r.error}` : `${(r.perRequest / 1000).toFixed(1)}k`
+  }
+  const ratio = (a, b, scenario) => {
+    const x = results.find((r) => r.server === a && r.scenario === scenario.id)?.perRequest
+    const y = results.find((r) => r.server === b && r.scenario === scenario.id)?.perRequest
+    return x && y ? (x / y).toFixed(3) : '–'
+  }
+  const lines = [
+    '# Instructions per request (callgrind)',
+    '',
+    `Written by \`node bench/http/instructions.mjs\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC,`,
+    `${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}${opts.quick ? ' (--quick)' : ''}.`,
+    'Each server runs under `valgrind --tool=callgrind` and answers one keep-alive connection, one',
+    `request at a time: ${opts.warm} requests to warm up (the JIT settles), then the counters are zeroed and`,
+    `${opts.count} requests counted. The figure is the main thread's instructions divided by the count: Node's`,
+    'own HTTP work included, no timing noise (repeat runs agree within ~1%). Instructions are not time (cache',
+    'misses and branch mispredictions are not in them): it complements the HTTP section's CPU time per request.',
+    '',
+    `| server | ${opts.scenarios.map((s) => s.id).join(' | ')} |`,
+    `| :--- | ${opts.scenarios.map(() => '---:').join(' | ')} |`,
+    ...servers.map((server) => `| ${server.label} | ${opts.scenarios.map((s) => cell(server, s)).join(' | ')} |`),
+  ]
+  const has = (id) => servers.some((s) => s.id === id)
+  const rows = [
+    ['fw', 'fastify'],
+    ['fw-nobuiltins', 'fastify'],
+    ['fw', 'node'],
+    ['fw-nobuiltins', 'node'],
+  ].filter(([a, b]) => has(a) && has(b))
+  if (rows.length > 0) {
+    lines.push('', `| ratio | ${opts.scenarios.map((s) => s.id).join(' | ')} |`, `| :--- | ${opts.scenarios.map(() => '---:').join(' | ')} |`)
+    for (const [a, b] of rows) lines.push(`| ${a} ÷ ${b} | ${opts.scenarios.map((s) => ratio(a, b, s)).join(' | ')} |`)
+  }
+  return lines.join('\n')
+}
+
+async function main() {
+  const opts = options()
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' })
+  } catch {
+    fail('valgrind is not installed')
+  }
+  rmSync(TMP, { recursive: true, force: true })
+  mkdirSync(TMP, { recursive: true })
+  const needsFw = opts.servers.some((s) => s.pkg === 'fw')
+  const caches = needsFw ? await fwCaches(opts.scenarios) : {}
+  const jobs = opts.scenarios.flatMap((scenario) => opts.servers.map((server) => ({ server, scenario })))
+  const results = []
+  // Two at a time (this machine has two cores): counts do not depend on what runs beside them.
+  for (let i = 0; i < jobs.length; i += 2) {
+    const batch = jobs.slice(i, i + 2).map(({ server, scenario }) =>
+      measure(server, scenario, caches[scenario.app], opts).catch((error) => ({ server: server.id, scenario: scenario.id, error: error.message.split('\n')[0] })),
+    )
+    for (const r of await Promise.all(batch)) {
+      results.push(r)
+      console.log(`  ${r.server.padEnd(14)} ${r.scenario.padEnd(8)} ${r.error ?? `${r.perRequest} instructions/request`}`)
+    }
+  }
+  await writeSection(RESULTS, 'instructions', markdown(results, opts))
+  console.log(`Wrote the instruction counts to ${RESULTS}`)
+  if (existsSync(TMP)) rmSync(TMP, { recursive: true, force: true })
+}
+
+await main()
