@@ -1,17 +1,18 @@
 /**
- * Random ids for request and trace ids, made 256 at a time: one randomFillSync (a system call
- * per id cost ~10 µs) and one string per batch, handed out as slices of it — a single small
- * string object per id (crypto.randomUUID() left ~600 bytes of string pieces per call).
+ * Random ids for request and trace ids, made 1024 at a time: one randomFillSync and one string
+ * per batch, handed out as slices of it — a single small string object per id
+ * (crypto.randomUUID() left ~600 bytes of string pieces per call). randomFillSync costs ~3.5 µs
+ * a call whatever its size here: 15 ns an id in batches of 256, 4.6 ns in batches of 1024.
  */
 import { randomFillSync } from 'node:crypto'
 
-const BATCH = 256
+const BATCH = 1024
 const BYTES = 16
 const HEX = Buffer.from('0123456789abcdef')
 
 /**
- * A generator of `width`-character ids. `format` turns 256 × 16 random bytes into the batch's
- * 256 ids, concatenated. It runs once per 256 ids, in a function of its own: inlined into the
+ * A generator of `width`-character ids. `format` turns a batch's 16 random bytes per id into
+ * its ids, concatenated. It runs once per batch, in a function of its own: inlined into the
  * per-id closure, its loop was the one part of that closure V8 had no type feedback for when
  * optimizing it, and ran deoptimized.
  * @example
@@ -38,7 +39,7 @@ const UUID_TEXT = Buffer.alloc(36 * BATCH)
 // Where the 16 bytes of a UUID start in its 36 characters: 8-4-4-4-12 hex digits.
 const UUID_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34]
 
-/** 256 random (version 4) UUIDs from 256 × 16 random bytes, concatenated. */
+/** A batch of random (version 4) UUIDs from 16 random bytes each, concatenated. */
 export function formatUuids(random: Buffer): string {
   const text = UUID_TEXT
   for (let id = 0; id < BATCH; id++) {
