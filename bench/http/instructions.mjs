@@ -154,7 +154,7 @@ function markdown(results, opts) {
     `request at a time: ${opts.warm} requests to warm up (the JIT settles), then the counters are zeroed and`,
     `${opts.count} requests counted. The figure is the main thread's instructions divided by the count: Node's`,
     'own HTTP work included, no timing noise (repeat runs agree within ~1%). Instructions are not time (cache',
-    'misses and branch mispredictions are not in them): it complements the HTTP section's CPU time per request.',
+    'misses and branch mispredictions are not in them): it complements the CPU time per request of the HTTP section.',
     '',
     `| server | ${opts.scenarios.map((s) => s.id).join(' | ')} |`,
     `| :--- | ${opts.scenarios.map(() => '---:').join(' | ')} |`,
