@@ -27,6 +27,9 @@ export interface ServeOptions {
   onError: (error: unknown) => void
 }
 
+/** Set by the primary on workers it forks once the port is known. */
+const WORKER_PORT = 'FW_SERVE_WORKER_PORT'
+
 /** Runs until SIGTERM/SIGINT; resolves after the drain. */
 export async function serve(options: ServeOptions): Promise<void> {
   checkProductionSecret(options.kernel?.env)
@@ -38,7 +41,9 @@ export async function serve(options: ServeOptions): Promise<void> {
   let kernel = await boot(options, register)
   // Without --watch nothing is bundled again: let esbuild's service process go.
   if (!options.watch) await (await import('../compiler/import-module.js')).stopBundler()
-  const server = await startServer(kernel, options)
+  // A worker forked to replace another takes the port its primary already serves (see runPrimary).
+  const port = cluster.isWorker && process.env[WORKER_PORT] ? Number(process.env[WORKER_PORT]) : options.port
+  const server = await startServer(kernel, { ...options, port })
   useServerUrl(kernel, server.url)
   if (!cluster.isWorker) {
     options.say(`fw serve → ${server.url}  (${kernel.router.routes.length} routes, ${kernel.env}${options.watch ? ', watching' : ''})`)
@@ -123,16 +128,29 @@ async function runPrimary(options: ServeOptions): Promise<void> {
     options.warn('JWT_SECRET is not set: the workers share a random one, so tokens stop verifying after a restart')
   }
   let stopping = false
+  // With --port 0, the port is known once a worker listens. Replacements listen on that port:
+  // were every worker gone at one moment, the next listen(0) would get another random port.
+  let port: number | null = null
   const fork = (): void => {
-    cluster.fork().on('exit', (code, signal) => {
+    cluster.fork(port === null ? {} : { [WORKER_PORT]: String(port) }).on('exit', (code, signal) => {
       if (stopping) return
       options.warn(`worker exited (${signal ?? code}); starting another`)
       fork()
     })
   }
-  const listening = new Promise<number>((resolve) => cluster.once('listening', (_worker, address) => resolve(address.port)))
+  // Ready means every worker listens: a request that comes once the banner is out is served by
+  // all of them, and losing one of them then never leaves the port without a listener.
+  const allListening = new Promise<number>((resolve) => {
+    let count = 0
+    const onListening = (_worker: Worker, address: { port: number }): void => {
+      if (++count < options.workers) return
+      cluster.off('listening', onListening)
+      resolve(address.port)
+    }
+    cluster.on('listening', onListening)
+  })
   for (let i = 0; i < options.workers; i++) fork()
-  const port = await listening
+  port = await allListening
   options.say(`fw serve → http://${options.host}:${port}  (${options.workers} workers)`)
   await untilSignal()
   stopping = true

@@ -70,6 +70,12 @@ describe('fw serve', () => {
       process.kill(Number(workers[0]), 'SIGKILL')
       await waitFor(() => /worker exited \(SIGKILL\); starting another/.test(app.output()), app.output)
       await waitFor(async () => (await fetch(`${app.url}/hello`).then((r) => r.ok, () => false)), app.output)
+      // Every worker gone at once: the replacements listen on the port the banner named (the
+      // server was started with --port 0, and a new listen(0) would pick another).
+      await waitFor(() => execFileSync('pgrep', ['-P', String(app.pid)], { encoding: 'utf8' }).trim().split('\n').length === 2, app.output)
+      for (const pid of execFileSync('pgrep', ['-P', String(app.pid)], { encoding: 'utf8' }).trim().split('\n')) process.kill(Number(pid), 'SIGKILL')
+      await waitFor(() => app.output().match(/worker exited \(SIGKILL\)/g)!.length === 3, app.output)
+      await waitFor(async () => (await fetch(`${app.url}/hello`).then((r) => r.ok, () => false)), app.output)
     } finally {
       expect(await app.stop(), app.output()).toBe(0)
     }
@@ -170,9 +176,14 @@ describe('fw serve with the example app', () => {
     try {
       // A failed login reads the user store (PostgreSQL) and counts against the throttle (Redis);
       // a well-signed token for an unknown user is checked against the revocation list (Redis).
+      // Logins are throttled 5 per 300 s per client in Redis, which outlives this test: each run
+      // comes from an address of its own (X-Forwarded-For, honoured from loopback), or the sixth
+      // run within five minutes would get a 429.
+      const now = Date.now()
+      const client = `10.${(now >> 16) & 255}.${(now >> 8) & 255}.${now & 255}`
       const login = await fetch(`${app.url}/auth/login`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': client },
         body: JSON.stringify({ email: 'nobody-e2e@example.com', password: 'not the password' }),
       })
       expect(login.status).toBe(401)
