@@ -5,6 +5,7 @@
  */
 import cluster, { type Worker } from 'node:cluster'
 import { randomBytes } from 'node:crypto'
+import { createServer, type AddressInfo } from 'node:net'
 import type { KernelOptions } from '../runtime/kernel.js'
 import { Kernel } from '../runtime/kernel.js'
 import { buildCache } from '../compiler/index.js'
@@ -27,13 +28,25 @@ export interface ServeOptions {
   onError: (error: unknown) => void
 }
 
-/** Set by the primary on workers it forks once the port is known. */
+/** The port the primary tells its workers to listen on. */
 const WORKER_PORT = 'FW_SERVE_WORKER_PORT'
 
 /** Runs until SIGTERM/SIGINT; resolves after the drain. */
 export async function serve(options: ServeOptions): Promise<void> {
   checkProductionSecret(options.kernel?.env)
   if (options.workers > 1 && cluster.isPrimary) return runPrimary(options)
+  if (!cluster.isWorker) return serveOne(options)
+  try {
+    await serveOne(options)
+  } catch (error) {
+    // A worker that cannot start says why and goes (its IPC channel would keep it alive); the
+    // primary then stops the others and exits 1.
+    options.onError(error)
+    process.exit(1)
+  }
+}
+
+async function serveOne(options: ServeOptions): Promise<void> {
   // Workers only load the routes: the primary built the cache (the kernel checks it matches).
   const register = cluster.isWorker
     ? await loadRegister(options.routes)
@@ -41,7 +54,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   let kernel = await boot(options, register)
   // Without --watch nothing is bundled again: let esbuild's service process go.
   if (!options.watch) await (await import('../compiler/import-module.js')).stopBundler()
-  // A worker forked to replace another takes the port its primary already serves (see runPrimary).
+  // A worker listens on the port its primary picked (see runPrimary).
   const port = cluster.isWorker && process.env[WORKER_PORT] ? Number(process.env[WORKER_PORT]) : options.port
   const server = await startServer(kernel, { ...options, port })
   useServerUrl(kernel, server.url)
@@ -128,32 +141,72 @@ async function runPrimary(options: ServeOptions): Promise<void> {
     options.warn('JWT_SECRET is not set: the workers share a random one, so tokens stop verifying after a restart')
   }
   let stopping = false
-  // With --port 0, the port is known once a worker listens. Replacements listen on that port:
-  // were every worker gone at one moment, the next listen(0) would get another random port.
-  let port: number | null = null
+  // Every worker listens on one concrete port, picked here for --port 0: were every worker gone
+  // at one moment, a replacement's listen(0) would get another random port.
+  const port = options.port === 0 ? await freePort(options.host) : options.port
+  let startup: Startup | null = null
   const fork = (): void => {
-    cluster.fork(port === null ? {} : { [WORKER_PORT]: String(port) }).on('exit', (code, signal) => {
+    cluster.fork({ [WORKER_PORT]: String(port) }).on('exit', (code, signal) => {
       if (stopping) return
+      const how = signal ?? `exit code ${code}`
+      if (startup) return startup.fail(new FwError('FW_SERVE_WORKER', `A worker stopped while starting (${how})`, { hint: 'Its own error, if it printed one, is above; no worker is left running.' }))
       options.warn(`worker exited (${signal ?? code}); starting another`)
       fork()
     })
   }
-  // Ready means every worker listens: a request that comes once the banner is out is served by
-  // all of them, and losing one of them then never leaves the port without a listener.
-  const allListening = new Promise<number>((resolve) => {
-    let count = 0
-    const onListening = (_worker: Worker, address: { port: number }): void => {
-      if (++count < options.workers) return
+  // Resolves once `count` more workers listen; rejects if one exits first.
+  const listening = (count: number): Promise<void> => new Promise((resolve, reject) => {
+    let listened = 0
+    const onListening = (): void => {
+      if (++listened < count) return
+      done()
+      resolve()
+    }
+    const done = (): void => {
       cluster.off('listening', onListening)
-      resolve(address.port)
+      startup = null
     }
     cluster.on('listening', onListening)
+    startup = { fail: (error) => (done(), reject(error)) }
   })
-  for (let i = 0; i < options.workers; i++) fork()
-  port = await allListening
+  try {
+    // One worker first: a start that fails (a port in use) is then reported once, not by each.
+    const first = listening(1)
+    fork()
+    await first
+    // Ready means every worker listens: a request once the banner is out may reach any of them.
+    const rest = listening(options.workers - 1)
+    for (let i = 1; i < options.workers; i++) fork()
+    await rest
+  } catch (error) {
+    stopping = true
+    await stopWorkers()
+    throw error
+  }
   options.say(`fw serve → http://${options.host}:${port}  (${options.workers} workers)`)
   await untilSignal()
   stopping = true
+  await stopWorkers()
+}
+
+/** A port that is free on `host` now (the system's pick for port 0). */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+interface Startup {
+  fail(error: Error): void
+}
+
+/** SIGTERM to every worker still alive; resolves once they have exited. */
+async function stopWorkers(): Promise<void> {
   // A worker that has exited but whose IPC channel has not closed yet is still listed: waiting
   // for its 'exit' would wait forever.
   const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead())

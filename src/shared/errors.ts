@@ -38,6 +38,7 @@ export const ERROR_CODES = {
   FW_URL_UNKNOWN_ROUTE: 'urlFor was given an unknown route name',
   FW_URL_PARAM: 'urlFor was given a missing, unknown or invalid parameter',
   FW_SERVE_PORT: 'The port to serve on is already in use',
+  FW_SERVE_WORKER: 'A worker of fw serve --workers stopped while starting',
   FW_SERVE_CONFIG: 'The server cannot start with this configuration',
   FW_CONFIG_INVALID: 'fw.config.ts threw or does not export an object',
   FW_INIT_EXISTS: 'fw init would overwrite existing files',

@@ -81,6 +81,20 @@ describe('fw serve', () => {
     }
   }, 90_000)
 
+  it('with --workers, stops at a port in use: the error once, then exit 1 (no worker left, no retry loop)', async () => {
+    const dir = makeProject({ 'routes.mjs': ROUTES() })
+    const app = await serveApp(['--routes', 'routes.mjs'], { cwd: dir })
+    try {
+      const second = await runFw(['serve', '--routes', 'routes.mjs', '--workers', '2', '--port', String(app.port)], { cwd: dir })
+      expect(second.code).toBe(1)
+      expect(second.stderr.match(/is already in use \[FW_SERVE_PORT\]/g)).toHaveLength(1)
+      expect(second.stderr).toMatch(/error A worker stopped while starting \(exit code 1\) \[FW_SERVE_WORKER\]/)
+      expect(second.stderr).not.toMatch(/\n\s+at /)
+    } finally {
+      await app.stop()
+    }
+  }, 60_000)
+
   it('reports a port in use as one error line with a hint, exit 1', async () => {
     const dir = makeProject({ 'routes.mjs': ROUTES() })
     const app = await serveApp(['--routes', 'routes.mjs'], { cwd: dir })
