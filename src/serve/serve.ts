@@ -30,6 +30,8 @@ export interface ServeOptions {
 
 /** The port the primary tells its workers to listen on. */
 const WORKER_PORT = 'FW_SERVE_WORKER_PORT'
+/** A worker that exits sooner than this after it was forked counts as a crash loop. */
+const QUICK_DEATH_MS = 10_000
 
 /** Runs until SIGTERM/SIGINT; resolves after the drain. */
 export async function serve(options: ServeOptions): Promise<void> {
@@ -145,13 +147,24 @@ async function runPrimary(options: ServeOptions): Promise<void> {
   // at one moment, a replacement's listen(0) would get another random port.
   const port = options.port === 0 ? await freePort(options.host) : options.port
   let startup: Startup | null = null
+  // A worker that dies soon after it started will likely die again: each quick death in a row
+  // doubles the wait before the next one (0.1 s up to 10 s), so a crash loop cannot eat the CPU.
+  let quickDeaths = 0
+  const restarts = new Set<NodeJS.Timeout>()
   const fork = (): void => {
+    const born = Date.now()
     cluster.fork({ [WORKER_PORT]: String(port) }).on('exit', (code, signal) => {
       if (stopping) return
       const how = signal ?? `exit code ${code}`
       if (startup) return startup.fail(new FwError('FW_SERVE_WORKER', `A worker stopped while starting (${how})`, { hint: 'Its own error, if it printed one, is above; no worker is left running.' }))
-      options.warn(`worker exited (${signal ?? code}); starting another`)
-      fork()
+      quickDeaths = Date.now() - born < QUICK_DEATH_MS ? quickDeaths + 1 : 0
+      const delay = quickDeaths === 0 ? 0 : Math.min(10_000, 100 * 2 ** (quickDeaths - 1))
+      options.warn(`worker exited (${signal ?? code}); starting another${delay > 0 ? ` in ${delay / 1000} s` : ''}`)
+      const timer = setTimeout(() => {
+        restarts.delete(timer)
+        if (!stopping) fork()
+      }, delay)
+      restarts.add(timer)
     })
   }
   // Resolves once `count` more workers listen; rejects if one exits first.
@@ -186,6 +199,7 @@ async function runPrimary(options: ServeOptions): Promise<void> {
   options.say(`fw serve → http://${options.host}:${port}  (${options.workers} workers)`)
   await untilSignal()
   stopping = true
+  for (const timer of restarts) clearTimeout(timer)
   await stopWorkers()
 }
 

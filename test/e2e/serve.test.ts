@@ -81,6 +81,21 @@ describe('fw serve', () => {
     }
   }, 90_000)
 
+  it('with --workers, waits longer before each restart of workers that keep crashing soon after start', async () => {
+    const dir = makeProject({ 'routes.mjs': ROUTES() })
+    const app = await serveApp(['--routes', 'routes.mjs', '--workers', '2'], { cwd: dir })
+    try {
+      for (let crashes = 1; crashes <= 3; crashes++) {
+        await waitFor(async () => (await fetch(`${app.url}/hello`).then((r) => r.ok, () => false)), app.output)
+        await fetch(`${app.url}/crash`).catch(() => undefined)
+        await waitFor(() => (app.output().match(/worker exited \(3\)/g) ?? []).length === crashes, app.output)
+      }
+      expect(app.output()).toMatch(/worker exited \(3\); starting another in 0\.1 s\n[^]*in 0\.2 s\n[^]*in 0\.4 s\n/)
+    } finally {
+      expect(await app.stop(), app.output()).toBe(0)
+    }
+  }, 60_000)
+
   it('with --workers, stops at a port in use: the error once, then exit 1 (no worker left, no retry loop)', async () => {
     const dir = makeProject({ 'routes.mjs': ROUTES() })
     const app = await serveApp(['--routes', 'routes.mjs'], { cwd: dir })
