@@ -256,10 +256,10 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey
         emitBucketTree(out, buckets, 1, ({ shard, s }, e1) => {
           const call = `${shardFn(group, s, method)}(path, ${e1}, hp)`
           const rule = missRule(shard)
-          if (rule === 'own') return `{ const r = ${call}; return r !== null ? r : NOT_FOUND }`
+          if (rule === 'own') return `{ const r = ${call}; return r !== null ? r : settled(path) }`
           if (rule === 'none') return `{ const r = ${call}; if (r !== null) return r; break buckets }`
           usesNoneIn = true
-          return `{ const r = ${call}; if (r !== null) return r; if (noneIn(${shardFn(group, s, 'ANY')}, path, ${e1}, hp)) return NOT_FOUND; break buckets }`
+          return `{ const r = ${call}; if (r !== null) return r; if (noneIn(${shardFn(group, s, 'ANY')}, path, ${e1}, hp)) return settled(path); break buckets }`
         })
       })
     }
@@ -350,6 +350,9 @@ function emitMatch(out: CodeWriter, methods: HttpMethod[], { explicitHead, hasHo
     })
     out.line()
   }
+  out.line('/** A miss settled without the any-method walk: 404, unless an escape may make it a hit (see match). */')
+  out.block('function settled(path) {', () => out.line("return path.indexOf('%') === -1 ? NOT_FOUND : null"))
+  out.line()
   out.line('/** 404 unless some method matches the path (one walk); then the exact 405 allow list. */')
   out.block('function miss(path, host) {', () => {
     out.block('try {', () => out.line('if (ANY(path, host) === null) return NOT_FOUND'), '} catch {}')
@@ -372,32 +375,47 @@ function emitMatch(out: CodeWriter, methods: HttpMethod[], { explicitHead, hasHo
   out.line(' * Equivalent URLs (RFC 3986 6.2.2: `/users/%34%32` and `/users/42`) match the same route.')
   out.line(' * This is the hot path: change with care and run `npm run bench`.')
   out.line(' */')
+  const dispatch = (): void => {
+    out.line('let r = null')
+    out.block('switch (method) {', () => {
+      for (const m of methods) out.line(`case ${lit(m)}: r = ${m}(path, host); break`)
+    })
+    out.line('if (r !== null) return r')
+  }
   out.block('export function match(method, path, host) {', () => {
     out.line('if (path.charCodeAt(0) !== 47) return NOT_FOUND')
     out.line('if (path.length > 1 && path.charCodeAt(path.length - 1) === 47) path = path.slice(0, -1)')
     out.line(hasHosts ? "host = host === undefined || host === null ? '' : normalizeHost(host)" : '// no domain routes: host is not consulted')
-    out.line('return find(method, path, host)')
+    // The cold paths are functions of their own: the less code here, the more V8 inlines.
+    out.block('try {', dispatch, '} catch (error) {')
+    out.line('  return failed(error, method, path, host)')
+    out.line('}')
+    out.line('return unmatched(method, path, host)')
   })
   out.line()
-  out.line('/** match() after the trailing slash and the host are dealt with. */')
-  out.block('function find(method, path, host) {', () => {
-    out.line('let r = null')
-    out.block('try {', () => {
-      out.block('switch (method) {', () => {
-        for (const m of methods) out.line(`case ${lit(m)}: r = ${m}(path, host); break`)
-      })
-    }, '} catch (error) {')
-    out.line('  if (error?.fwDenormalized === true) return find(method, normalizePath(path), host)')
+  out.line('/** A walk threw: match the normal form, or 400 for a malformed escape. */')
+  out.block('function failed(error, method, path, host) {', () => {
+    out.line('if (error?.fwDenormalized === true) return matchNormal(method, normalizePath(path), host)')
+    out.line('if (error?.fwMalformed === true) return BAD_REQUEST')
+    out.line('throw error')
+  })
+  out.line()
+  out.line('/** No hit as sent: an equivalent spelling (%41 for A, %c3 for %C3) may match; else 404/405. */')
+  out.block('function unmatched(method, path, host) {', () => {
+    out.block("if (path.indexOf('%') !== -1) {", () => {
+      out.line('const normal = normalizePath(path)')
+      out.line('if (normal !== path) return matchNormal(method, normal, host)')
+    })
+    out.line('return miss(path, host)')
+  })
+  out.line()
+  out.line('/** match() of a path in normal form (nothing left for normalizePath to rewrite). */')
+  out.block('function matchNormal(method, path, host) {', () => {
+    out.block('try {', dispatch, '} catch (error) {')
     out.line('  if (error?.fwMalformed === true) return BAD_REQUEST')
     out.line('  throw error')
     out.line('}')
-    out.line('if (r !== null && r !== NOT_FOUND) return r')
-    out.block("if (path.indexOf('%') !== -1) {", () => {
-      out.line('// An equivalent spelling (%41 for A, %c3 for %C3) may match where the path as sent did not.')
-      out.line('const normal = normalizePath(path)')
-      out.line('if (normal !== path) return find(method, normal, host)')
-    })
-    out.line('return r ?? miss(path, host)')
+    out.line('return miss(path, host)')
   })
   out.line()
   out.line('let NAMES = null')
