@@ -220,7 +220,7 @@ function wireSlot(
 ): BodySlot {
   return BodySlot.fromWire({
     open,
-    ...(askForBody ? { askForBody } : {}),
+    askForBody,
     contentType: firstOf(headers, 'content-type'),
     contentEncoding: valuesOf(headers, 'content-encoding').join(', ') || undefined,
     contentLength: firstOf(headers, 'content-length'),
