@@ -10,7 +10,7 @@ const REPLY_TIMEOUT_MS = 10_000
 
 // Every server runs as deployed: production env. fw refuses to boot in production without
 // URL signing keys, so a fixed one is set (no route here signs or verifies anything).
-const PRODUCTION_ENV = {
+export const PRODUCTION_ENV = {
   NODE_ENV: 'production',
   APP_ENV: 'production',
   URL_SIGNING_KEYS: 'http-bench-signing-key',

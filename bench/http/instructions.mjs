@@ -18,19 +18,15 @@ import http from 'node:http'
 import os from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { buildFw, fwCliBuilt } from '../lib/fw.mjs'
 import { writeSection } from '../lib/sections.mjs'
+import { PRODUCTION_ENV } from './child.mjs'
+import { buildFwCaches } from './run-http.mjs'
 import { SCENARIOS, SERVERS } from './scenarios.mjs'
 
 const HERE = import.meta.dirname
 const TMP = join(HERE, '..', '.tmp', 'instructions')
 const RESULTS = join(HERE, '..', 'RESULTS.md')
 const SERVER = join(HERE, 'instructions-server.mjs')
-const FW_ROUTES = {
-  small: join(HERE, 'servers', 'fw-routes-small.mjs'),
-  large: join(HERE, 'servers', 'fw-routes-large.mjs'),
-}
-const ENV = { NODE_ENV: 'production', APP_ENV: 'production', URL_SIGNING_KEYS: 'http-bench-signing-key' }
 
 function options() {
   const { values } = parseArgs({
@@ -74,7 +70,7 @@ function send(agent, port, scenario) {
 function startUnderCallgrind(server, app, fwCache, name) {
   const outFile = join(TMP, `callgrind.${name}`)
   const args = ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${outFile}`, process.execPath, SERVER, server.id, app, fwCache ?? '']
-  const child = spawn('valgrind', args, { env: { ...process.env, ...ENV }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn('valgrind', args, { env: { ...process.env, ...PRODUCTION_ENV }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), 180_000)
@@ -122,11 +118,10 @@ async function measure(server, scenario, fwCache, { warm, count }) {
   return { server: server.id, scenario: scenario.id, perRequest: Math.round(mainThreadTotal(running.outFile) / count) }
 }
 
-async function fwCaches(scenarios) {
-  if (!fwCliBuilt()) fail('dist/cli/index.js missing: run `npm run build`')
+// { app → cache dir } for the apps the chosen scenarios use.
+async function fwCaches(opts) {
   const caches = {}
-  for (const app of new Set(scenarios.map((s) => s.app))) {
-    const build = await buildFw(FW_ROUTES[app], join(TMP, `fw-${app}`))
+  for (const [app, build] of Object.entries(await buildFwCaches(opts, TMP))) {
     if (!build.ok) fail(`fw build of the ${app} app failed:\n${build.output}`)
     caches[app] = join(build.routerFile, '..')
   }
@@ -183,8 +178,7 @@ async function main() {
   }
   rmSync(TMP, { recursive: true, force: true })
   mkdirSync(TMP, { recursive: true })
-  const needsFw = opts.servers.some((s) => s.pkg === 'fw')
-  const caches = needsFw ? await fwCaches(opts.scenarios) : {}
+  const caches = await fwCaches(opts)
   const jobs = opts.scenarios.flatMap((scenario) => opts.servers.map((server) => ({ server, scenario })))
   const results = []
   // Two at a time (this machine has two cores): counts do not depend on what runs beside them.

@@ -36,9 +36,10 @@ export function httpOptions({ quick, durationS, rounds, servers, scenarios }) {
   }
 }
 
-const isFw = (server) => server.module === 'fw.mjs'
+export const isFw = (server) => server.module === 'fw.mjs'
 
-async function buildFwCaches(options, tmpDir) {
+// Builds the fw route cache of each app the chosen scenarios use: { app → buildFw() result }.
+export async function buildFwCaches(options, tmpDir) {
   const builds = {}
   if (!options.servers.some(isFw)) return builds
   for (const app of APPS) {
