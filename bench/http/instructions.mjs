@@ -8,9 +8,11 @@
 //
 //   node bench/http/instructions.mjs [--servers node,fastify,fw,fw-nobuiltins]
 //                                    [--scenarios hello,params,routes,echo] [--warm 20000]
-//                                    [--count 5000] [--quick]
+//                                    [--count 5000] [--quick] [--profile]
 //
 // Needs valgrind (callgrind_control included). Writes its section of bench/RESULTS.md.
+// --profile: node runs with --perf-basic-prof and, instead of the section, each run's functions
+// with the most instructions (self) are printed, JIT code named from V8's perf map.
 
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
@@ -36,6 +38,8 @@ function options() {
       warm: { type: 'string' },
       count: { type: 'string' },
       quick: { type: 'boolean', default: false },
+      profile: { type: 'boolean', default: false },
+      top: { type: 'string', default: '30' },
     },
   })
   const pick = (list, ids) => ids.split(',').map((id) => list.find((x) => x.id === id) ?? fail(`unknown: ${id}`))
@@ -45,6 +49,8 @@ function options() {
     warm: Number(values.warm ?? (values.quick ? 3000 : 20000)),
     count: Number(values.count ?? (values.quick ? 1000 : 5000)),
     quick: values.quick,
+    profile: values.profile,
+    top: Number(values.top),
   }
 }
 
@@ -67,9 +73,10 @@ function send(agent, port, scenario) {
 }
 
 // Starts `server` under callgrind; resolves { pid, port, outFile, stop }.
-function startUnderCallgrind(server, app, fwCache, name) {
+function startUnderCallgrind(server, app, fwCache, name, profile) {
   const outFile = join(TMP, `callgrind.${name}`)
-  const args = ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${outFile}`, process.execPath, SERVER, server.id, app, fwCache ?? '']
+  const node = profile ? [process.execPath, '--perf-basic-prof'] : [process.execPath]
+  const args = ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${outFile}`, ...node, SERVER, server.id, app, fwCache ?? '']
   const child = spawn('valgrind', args, { env: { ...process.env, ...PRODUCTION_ENV }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   return new Promise((resolve, reject) => {
@@ -100,9 +107,9 @@ function mainThreadTotal(outFile) {
   return Number(summary[1])
 }
 
-async function measure(server, scenario, fwCache, { warm, count }) {
+async function measure(server, scenario, fwCache, { warm, count, profile, top }) {
   const name = `${server.id}-${scenario.id}`
-  const running = await startUnderCallgrind(server, scenario.app, fwCache, name)
+  const running = await startUnderCallgrind(server, scenario.app, fwCache, name, profile)
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
   let wrong = 0
   try {
@@ -115,7 +122,41 @@ async function measure(server, scenario, fwCache, { warm, count }) {
     await running.stop()
   }
   if (wrong > 0) return { server: server.id, scenario: scenario.id, error: `${wrong} answers were not 200` }
+  if (profile) console.log(`\n${name}:\n${topFunctions(`${running.outFile}.1-01`, `/tmp/perf-${running.pid}.map`, count, top)}`)
   return { server: server.id, scenario: scenario.id, perRequest: Math.round(mainThreadTotal(running.outFile) / count) }
+}
+
+// The functions with the most instructions of their own in a callgrind dump, per request. Code
+// callgrind has no symbol for (V8's JIT code) is named from the perf map V8 wrote.
+function topFunctions(dump, perfMap, count, top) {
+  const map = existsSync(perfMap)
+    ? readFileSync(perfMap, 'utf8').split('\n').filter(Boolean).map((line) => {
+        const [start, size, ...name] = line.split(' ')
+        return { start: parseInt(start, 16), end: parseInt(start, 16) + parseInt(size, 16), name: name.join(' ') }
+      }).sort((a, b) => a.start - b.start)
+    : []
+  const nameOf = (address) => {
+    let lo = 0
+    let hi = map.length - 1
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1
+      if (map[mid].start > address) hi = mid - 1
+      else if (map[mid].end <= address) lo = mid + 1
+      else return map[mid].name
+    }
+    return `0x${address.toString(16)}`
+  }
+  const text = execFileSync('callgrind_annotate', ['--inclusive=no', `--threshold=100`, dump], { encoding: 'utf8', maxBuffer: 1 << 28 })
+  const totals = new Map()
+  for (const line of text.split('\n')) {
+    const row = /^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(.*)$/.exec(line)
+    if (!row) continue
+    const address = /0x([0-9a-f]+)/.exec(row[2])
+    const name = address && row[2].startsWith('???') ? nameOf(parseInt(address[1], 16)) : row[2].replace(/ \[.*\]$/, '')
+    totals.set(name, (totals.get(name) ?? 0) + Number(row[1].replaceAll(',', '')))
+  }
+  return [...totals].sort((a, b) => b[1] - a[1]).slice(0, top)
+    .map(([name, n]) => `${String(Math.round(n / count)).padStart(8)}  ${name.slice(0, 150)}`).join('\n')
 }
 
 // { app → cache dir } for the apps the chosen scenarios use.
@@ -191,6 +232,7 @@ async function main() {
       console.log(`  ${r.server.padEnd(14)} ${r.scenario.padEnd(8)} ${r.error ?? `${r.perRequest} instructions/request`}`)
     }
   }
+  if (opts.profile) return
   await writeSection(RESULTS, 'instructions', markdown(results, opts))
   console.log(`Wrote the instruction counts to ${RESULTS}`)
   if (existsSync(TMP)) rmSync(TMP, { recursive: true, force: true })

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { pipeline } from 'node:stream'
 import type { Kernel } from './kernel.js'
 import { FwRequest } from './request/request.js'
-import type { FwResponse } from './response.js'
+import { FwResponse } from './response.js'
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void
 
@@ -72,20 +72,14 @@ function fail(res: ServerResponse, error: unknown, kernel: Kernel): void {
 /** Writes a response. Hot path: keep it to one writeHead and one end for in-memory bodies. */
 function send(res: ServerResponse, response: FwResponse, kernel: Kernel): void {
   const body = response.body
-  const headers = response.headers as Record<string, string | string[]>
+  // Everything goes into writeHead, Content-Length included: a setHeader() before it would send
+  // Node down its slow path (every header re-validated and stored one by one).
+  const headers = FwResponse.wireHeaders(response) as Record<string, string | string[]> | (string | string[])[]
+  res.writeHead(response.status, headers)
   if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
-    // Content-Length goes into the object given to writeHead: a setHeader() before it would
-    // send Node down its slow path (every header re-validated and stored one by one).
-    let out = headers
-    if (body !== null && headers['content-length'] === undefined) {
-      out = Object.assign({}, headers)
-      out['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
-    }
-    res.writeHead(response.status, out)
     res.end(body ?? undefined)
     return
   }
-  res.writeHead(response.status, headers)
   pipeline(body, res, (error) => {
     if (error) kernel.log.warn({ err: error }, 'Streaming the response body failed')
   })

@@ -5,10 +5,17 @@
  */
 import type { Readable } from 'node:stream'
 import type { HeaderMap } from './http-error.js'
+import { lowerName } from './request/headers.js'
 
 export type Body = string | Uint8Array | Readable | null
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+
+/** What `writeHead` takes: a header object, or a flat list of names and values. */
+export type WireHeaders = Readonly<HeaderMap> | ReadonlyArray<string | string[]>
+
+// The constructor's `headers` when a derived response sets its own storage right after.
+const DERIVED: HeaderMap = Object.freeze({}) as HeaderMap
 
 /**
  * An HTTP response: status, lowercase headers, body.
@@ -17,33 +24,50 @@ const JSON_TYPE = 'application/json; charset=utf-8'
  */
 export class FwResponse {
   readonly status: number
-  readonly headers: Readonly<HeaderMap>
   readonly body: Body
   /** A view to render instead of `body` (see `view()`). */
   readonly view: { name: string; data: Record<string, unknown> } | null
+  // Headers are never changed once set, so responses derived by with* share them. `withHeader`
+  // of a new name adds it to `#added` (name, value, ...) on top of the shared `#own` instead of
+  // copying the object: the request id every response gets then costs no copy, and the node
+  // adapter writes own and added headers as one flat list.
+  #own: HeaderMap
+  #added: ReadonlyArray<string | string[]> | null = null
+  #merged: HeaderMap | null = null
 
   constructor(status: number, headers: HeaderMap = {}, body: Body = null, view: FwResponse['view'] = null) {
     this.status = status
-    this.headers = lowerKeys(headers, {})
+    this.#own = headers === DERIVED ? DERIVED : lowerKeys(headers, {})
     this.body = body
     this.view = view
   }
 
+  /** The headers, lowercase names. */
+  get headers(): Readonly<HeaderMap> {
+    if (this.#added === null) return this.#own
+    return (this.#merged ??= addAll(Object.assign({}, this.#own), this.#added))
+  }
+
   /** A copy with one header set (replacing any previous value of that name). */
   withHeader(name: string, value: string | string[]): FwResponse {
-    // Not a spread: V8 made a new hidden class for every spread copy here (measured in callgrind).
-    const headers: HeaderMap = Object.assign({}, this.headers)
-    headers[name.toLowerCase()] = value
-    return FwResponse.#trusted(this.status, headers, this.body, this.view)
+    const lower = lowerName(name)
+    const added = this.#added
+    if (Object.hasOwn(this.#own, lower) || (added !== null && added.includes(lower))) {
+      // Not a spread: V8 made a new hidden class for every spread copy here (measured in callgrind).
+      const headers: HeaderMap = Object.assign({}, this.headers)
+      headers[lower] = value
+      return FwResponse.#derive(this.status, headers, null, this.body, this.view)
+    }
+    return FwResponse.#derive(this.status, this.#own, added === null ? [lower, value] : [...added, lower, value], this.body, this.view)
   }
 
   /** A copy with several headers set. */
   withHeaders(headers: HeaderMap): FwResponse {
-    return FwResponse.#trusted(this.status, lowerKeys(headers, Object.assign({}, this.headers)), this.body, this.view)
+    return FwResponse.#derive(this.status, lowerKeys(headers, Object.assign({}, this.headers)), null, this.body, this.view)
   }
 
   withStatus(status: number): FwResponse {
-    return FwResponse.#trusted(status, this.headers, this.body, this.view)
+    return FwResponse.#derive(status, this.#own, this.#added, this.body, this.view)
   }
 
   /**
@@ -52,23 +76,48 @@ export class FwResponse {
    */
   static ofJson(status: number, body: string, headers: HeaderMap | undefined): FwResponse {
     const fields: HeaderMap = { 'content-type': JSON_TYPE, 'content-length': `${Buffer.byteLength(body)}` }
-    return FwResponse.#trusted(status, headers === undefined ? fields : lowerKeys(headers, fields), body, null)
+    return FwResponse.#derive(status, headers === undefined ? fields : lowerKeys(headers, fields), null, body, null)
   }
 
-  /** Builds a copy from headers already lowercased (with* are on the hot path of middleware). */
-  static #trusted(status: number, headers: HeaderMap, body: Body, view: FwResponse['view']): FwResponse {
-    const response = Object.create(FwResponse.prototype) as { -readonly [K in keyof FwResponse]: FwResponse[K] }
-    response.status = status
-    response.headers = headers
-    response.body = body
-    response.view = view
-    return response as FwResponse
+  /**
+   * The headers as `res.writeHead()` takes them, with Content-Length added for a string or byte
+   * body that has none: the shared header object itself when nothing is to be added to it, else
+   * a flat list (no copy of the object). Internal: the node adapter calls it.
+   */
+  static wireHeaders(response: FwResponse): WireHeaders {
+    const own = response.#own
+    const added = response.#added
+    const body = response.body
+    const length =
+      (typeof body === 'string' || body instanceof Uint8Array) && own['content-length'] === undefined && (added === null || !added.includes('content-length'))
+        ? String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
+        : null
+    if (added === null && length === null) return own
+    const list: (string | string[])[] = []
+    for (const name in own) list.push(name, own[name]!)
+    if (added !== null) for (let i = 0; i < added.length; i++) list.push(added[i]!)
+    if (length !== null) list.push('content-length', length)
+    return list
+  }
+
+  /** Builds a response from headers already lowercased (with* are on the hot path of middleware). */
+  static #derive(status: number, own: HeaderMap, added: ReadonlyArray<string | string[]> | null, body: Body, view: FwResponse['view']): FwResponse {
+    const response = new FwResponse(status, DERIVED, body, view)
+    response.#own = own
+    response.#added = added
+    return response
   }
 
   header(name: string): string | undefined {
     const value = this.headers[name.toLowerCase()]
     return Array.isArray(value) ? value.join(', ') : value
   }
+}
+
+/** Sets the (name, value, ...) pairs of `added` on `into`. */
+function addAll(into: HeaderMap, added: ReadonlyArray<string | string[]>): HeaderMap {
+  for (let i = 0; i < added.length; i += 2) into[added[i] as string] = added[i + 1]!
+  return into
 }
 
 // Every async step of the pipeline resolves a promise with a response, and resolving looks up

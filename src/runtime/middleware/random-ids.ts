@@ -36,24 +36,33 @@ export function idSource(width: number, format: (random: Buffer) => string): () 
 }
 
 const UUID_TEXT = Buffer.alloc(36 * BATCH)
-// Where the 16 bytes of a UUID start in its 36 characters: 8-4-4-4-12 hex digits.
-const UUID_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34]
+const UUID_VIEW = new DataView(UUID_TEXT.buffer, UUID_TEXT.byteOffset, UUID_TEXT.byteLength)
+// A byte's two hex digits as one little-endian 16-bit store: half the stores of a digit-by-digit
+// loop, at any offset (a UUID's groups start at odd offsets too, so not a Uint16Array).
+const HEX_PAIRS = new Uint16Array(256).map((_, byte) => HEX[byte >> 4]! | (HEX[byte & 15]! << 8))
 
 /** A batch of random (version 4) UUIDs from 16 random bytes each, concatenated. */
 export function formatUuids(random: Buffer): string {
-  const text = UUID_TEXT
+  const view = UUID_VIEW
+  const pair = (t: number, byte: number): void => view.setUint16(t, HEX_PAIRS[byte]!, true)
   for (let id = 0; id < BATCH; id++) {
     const r = id * BYTES
     const t = id * 36
     random[r + 6] = (random[r + 6]! & 0x0f) | 0x40 // version 4
     random[r + 8] = (random[r + 8]! & 0x3f) | 0x80 // RFC 4122 variant
-    for (let k = 0; k < BYTES; k++) {
-      const byte = random[r + k]!
-      const at = t + UUID_AT[k]!
-      text[at] = HEX[byte >> 4]!
-      text[at + 1] = HEX[byte & 15]!
-    }
-    text[t + 8] = text[t + 13] = text[t + 18] = text[t + 23] = 45 // '-'
+    // 8-4-4-4-12 hex digits: bytes 0-3, 4-5, 6-7, 8-9, 10-15.
+    for (let k = 0; k < 4; k++) pair(t + 2 * k, random[r + k]!)
+    view.setUint8(t + 8, 45) // '-'
+    pair(t + 9, random[r + 4]!)
+    pair(t + 11, random[r + 5]!)
+    view.setUint8(t + 13, 45)
+    pair(t + 14, random[r + 6]!)
+    pair(t + 16, random[r + 7]!)
+    view.setUint8(t + 18, 45)
+    pair(t + 19, random[r + 8]!)
+    pair(t + 21, random[r + 9]!)
+    view.setUint8(t + 23, 45)
+    for (let k = 10; k < 16; k++) pair(t + 24 + 2 * (k - 10), random[r + k]!)
   }
-  return text.toString('latin1')
+  return UUID_TEXT.toString('latin1')
 }

@@ -174,7 +174,7 @@ export function headersFromWeb(headers: Headers): HeaderBag {
 // lowercase forms instead of lowercasing on every call.
 const LOWER = new Map<string, string>()
 
-function lowerName(name: string): string {
+export function lowerName(name: string): string {
   let lower = LOWER.get(name)
   if (lower === undefined) {
     lower = name.toLowerCase()

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kernel } from '../../../src/runtime/kernel.js'
 import type { FwRequest } from '../../../src/runtime/request/request.js'
 import { newRequestId } from '../../../src/runtime/middleware/request-id.js'
+import { formatUuids } from '../../../src/runtime/middleware/random-ids.js'
 import { bootKernel, call, cleanupTempDirs, jsonOf, serve, type Register } from './support.js'
 
 afterAll(cleanupTempDirs)
@@ -62,6 +63,16 @@ describe('request id', () => {
     const ids = Array.from({ length: 2000 }, () => newRequestId())
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     expect(new Set(ids).size).toBe(ids.length)
+  })
+
+  it('writes each random byte as its two hex digits, in the 8-4-4-4-12 layout', () => {
+    const random = Buffer.alloc(16 * 1024)
+    for (let i = 0; i < random.length; i++) random[i] = (i % 16) * 17 // 00, 11, 22, ... ff
+    const ids = formatUuids(random)
+    expect(ids.length).toBe(36 * 1024)
+    // Byte 6 keeps its low nibble under version 4; byte 8 its low 6 bits under the variant.
+    expect(ids.slice(0, 36)).toBe('00112233-4455-4677-8899-aabbccddeeff')
+    expect(ids.slice(-36)).toBe('00112233-4455-4677-8899-aabbccddeeff')
   })
 
   it('echoes the id on error responses and puts it in the error body', async () => {
