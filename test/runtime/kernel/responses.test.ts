@@ -70,6 +70,26 @@ describe('response factories', () => {
     expect(moved.body).toBe(original.body)
   })
 
+  it('keeps headers added by withHeader through further copies, replacing an added one when set again', () => {
+    const base = create('hi', 200, { 'X-One': '1' })
+    const stamped = base.withHeader('X-Two', '2').withHeader('x-three', ['a', 'b']).withStatus(201)
+    expect(stamped.headers).toEqual({ 'content-type': 'text/plain; charset=utf-8', 'x-one': '1', 'x-two': '2', 'x-three': ['a', 'b'] })
+    expect(stamped.withHeader('X-TWO', 'again').header('x-two')).toBe('again')
+    expect(stamped.withHeaders({ 'x-four': '4' }).headers).toMatchObject({ 'x-two': '2', 'x-four': '4' })
+    expect(base.headers).toEqual({ 'content-type': 'text/plain; charset=utf-8', 'x-one': '1' })
+  })
+
+  it('gives writeHead the header object itself, or one flat list with added headers and Content-Length', () => {
+    const plain = json({ ok: true })
+    expect(FwResponse.wireHeaders(plain)).toBe(plain.headers)
+    expect(FwResponse.wireHeaders(plain.withHeader('X-Id', 'abc'))).toEqual([
+      'content-type', 'application/json; charset=utf-8', 'content-length', '11', 'x-id', 'abc',
+    ])
+    expect(FwResponse.wireHeaders(create('héllo'))).toEqual(['content-type', 'text/plain; charset=utf-8', 'content-length', '6'])
+    expect(FwResponse.wireHeaders(create('x').withHeader('content-length', '1'))).toEqual(['content-type', 'text/plain; charset=utf-8', 'content-length', '1'])
+    expect(FwResponse.wireHeaders(noContent({ 'x-a': 'a' }))).toEqual({ 'x-a': 'a' })
+  })
+
   it('lowercases header names given to the constructor', () => {
     expect(new FwResponse(200, { 'X-Mixed-Case': 'v' }).headers).toEqual({ 'x-mixed-case': 'v' })
   })
@@ -90,6 +110,25 @@ describe('responses through the kernel', () => {
     r.post('/things', () => json({ id: 1 }, 201, { location: '/things/1' }))
     r.get('/bad-redirect', (request: any) => redirect(`/next${request.query('to')}`))
   }
+
+  it('sends the headers middleware added, a repeated one as separate lines, over HTTP', async () => {
+    const kernel = await bootKernel((r: any) => {
+      const cookies: Middleware = async (request, next) => (await next(request)).withHeader('set-cookie', ['a=1', 'b=2'])
+      r.get('/stamped', () => json({ ok: true }), { middleware: [stamp, cookies] })
+    })
+    const server = await serve(kernel)
+    try {
+      const response = await server.send('GET', '/stamped')
+      expect(response.status).toBe(200)
+      expect(response.headers['x-stamped']).toBe('yes')
+      expect(response.headers['set-cookie']).toEqual(['a=1', 'b=2'])
+      expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+      expect(response.headers['content-length']).toBe('11')
+      expect(response.text).toBe('{"ok":true}')
+    } finally {
+      await server.close()
+    }
+  })
 
   it('renders a view with escaped {{ }} and raw {{{ }}} values as text/html', async () => {
     const kernel = await bootKernel(register, { views })
