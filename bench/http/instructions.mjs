@@ -26,7 +26,8 @@ import { buildFwCaches } from './run-http.mjs'
 import { SCENARIOS, SERVERS } from './scenarios.mjs'
 
 const HERE = import.meta.dirname
-const TMP = join(HERE, '..', '.tmp', 'instructions')
+// A profile run works in a folder of its own: it can run beside a measuring run.
+const TMP = join(HERE, '..', '.tmp', process.argv.includes('--profile') ? 'instructions-profile' : 'instructions')
 const RESULTS = join(HERE, '..', 'RESULTS.md')
 const SERVER = join(HERE, 'instructions-server.mjs')
 
