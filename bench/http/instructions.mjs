@@ -3,8 +3,11 @@
 // one keep-alive connection that this process drives request by request. After a warm-up (the
 // JIT settles: no compilation or deoptimization is left in the counted window), the counters are
 // zeroed, N requests are counted, and the main thread's total divided by N is the figure.
-// Counts repeat within ~1% from run to run whatever else the machine does, so differences of a
-// few hundred instructions can be seen, where CPU time per request is ±5% at best here.
+// Counts repeat within ~1% from run to run, so differences of a few hundred instructions can be
+// seen, where CPU time per request is ±5% at best here. Run it on an otherwise idle machine all
+// the same: work Node does per unit of time (timers, the cached Date header) is spread over
+// fewer requests when valgrind gets less CPU, and a run beside another callgrind run counted up
+// to ~3,500 more instructions per hello request (fw and Fastify alike).
 //
 //   node bench/http/instructions.mjs [--servers node,fastify,fw,fw-nobuiltins]
 //                                    [--scenarios hello,params,routes,echo] [--warm 20000]
@@ -190,7 +193,7 @@ function markdown(results, opts) {
     'Each server runs under `valgrind --tool=callgrind` and answers one keep-alive connection, one',
     `request at a time: ${opts.warm} requests to warm up (the JIT settles), then the counters are zeroed and`,
     `${opts.count} requests counted. The figure is the main thread's instructions divided by the count: Node's`,
-    'own HTTP work included, no timing noise (repeat runs agree within ~1%). Instructions are not time (cache',
+    'own HTTP work included, no timing noise (repeat runs on an idle machine agree within ~1%). Instructions are not time (cache',
     'misses and branch mispredictions are not in them): it complements the CPU time per request of the HTTP section.',
     '',
     `| server | ${opts.scenarios.map((s) => s.id).join(' | ')} |`,
