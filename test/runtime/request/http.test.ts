@@ -183,6 +183,11 @@ describe('body limits over HTTP', () => {
       body: '{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6}',
     })
     expect(wide.status).toBe(413)
+    // Keys count at every level, through arrays: a, b, c, d, e, f.
+    const spread = await send(port, { headers: JSON_TYPE, body: '{"a":{"b":1,"c":2},"d":[{"e":1},{"f":2}]}' })
+    expect(spread.status).toBe(413)
+    const five = await send(port, { headers: JSON_TYPE, body: '{"a":{"b":1,"c":2},"d":[{"e":1},[2]]}' })
+    expect(five.status).toBe(200)
     const fine = await send(port, { headers: JSON_TYPE, body: '{"a":{"b":{"c":1}}}' })
     expect(fine.status).toBe(200)
   })
