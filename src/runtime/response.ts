@@ -52,7 +52,7 @@ export class FwResponse {
   withHeader(name: string, value: string | string[]): FwResponse {
     const lower = lowerName(name)
     const added = this.#added
-    if (Object.hasOwn(this.#own, lower) || (added !== null && added.includes(lower))) {
+    if (this.#has(lower)) {
       // Not a spread: V8 made a new hidden class for every spread copy here (measured in callgrind).
       const headers: HeaderMap = Object.assign({}, this.headers)
       headers[lower] = value
@@ -89,7 +89,7 @@ export class FwResponse {
     const added = response.#added
     const body = response.body
     const length =
-      (typeof body === 'string' || body instanceof Uint8Array) && own['content-length'] === undefined && (added === null || !added.includes('content-length'))
+      (typeof body === 'string' || body instanceof Uint8Array) && !response.#has('content-length')
         ? String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
         : null
     if (added === null && length === null) return own
@@ -98,6 +98,16 @@ export class FwResponse {
     if (added !== null) for (let i = 0; i < added.length; i++) list.push(added[i]!)
     if (length !== null) list.push('content-length', length)
     return list
+  }
+
+  /** Whether header `lower` (a lowercase name) is set, in the shared object or the overlay. */
+  #has(lower: string): boolean {
+    if (Object.hasOwn(this.#own, lower)) return true
+    const added = this.#added
+    if (added === null) return false
+    // Names are at the even places: a value that spells a name (vary: content-length) is not one.
+    for (let i = 0; i < added.length; i += 2) if (added[i] === lower) return true
+    return false
   }
 
   /** Builds a response from headers already lowercased (with* are on the hot path of middleware). */

@@ -88,6 +88,14 @@ describe('response factories', () => {
     expect(FwResponse.wireHeaders(create('héllo'))).toEqual(['content-type', 'text/plain; charset=utf-8', 'content-length', '6'])
     expect(FwResponse.wireHeaders(create('x').withHeader('content-length', '1'))).toEqual(['content-type', 'text/plain; charset=utf-8', 'content-length', '1'])
     expect(FwResponse.wireHeaders(noContent({ 'x-a': 'a' }))).toEqual({ 'x-a': 'a' })
+    // A header whose value spells another header's name does not count as that header.
+    const exposed = create('hi').withHeader('access-control-expose-headers', 'content-length')
+    expect(FwResponse.wireHeaders(exposed)).toEqual([
+      'content-type', 'text/plain; charset=utf-8', 'access-control-expose-headers', 'content-length', 'content-length', '2',
+    ])
+    expect(exposed.withHeader('content-length', '2').headers).toEqual({
+      'content-type': 'text/plain; charset=utf-8', 'access-control-expose-headers': 'content-length', 'content-length': '2',
+    })
   })
 
   it('lowercases header names given to the constructor', () => {
