@@ -103,9 +103,8 @@ function startUnderCallgrind(server, app, fwCache, name, profile) {
   })
 }
 
-// The main thread's instruction total from the dump callgrind wrote after `-d`.
-function mainThreadTotal(outFile) {
-  const dump = `${outFile}.1-01`
+// The main thread's instruction total in the dump callgrind wrote after `-d`.
+function mainThreadTotal(dump) {
   const summary = /^summary: (\d+)$/m.exec(readFileSync(dump, 'utf8'))
   if (!summary) throw new Error(`no summary in ${dump}`)
   return Number(summary[1])
@@ -126,19 +125,24 @@ async function measure(server, scenario, fwCache, { warm, count, profile, top })
     await running.stop()
   }
   if (wrong > 0) return { server: server.id, scenario: scenario.id, error: `${wrong} answers were not 200` }
-  if (profile) console.log(`\n${name}:\n${topFunctions(`${running.outFile}.1-01`, `/tmp/perf-${running.pid}.map`, count, top)}`)
-  return { server: server.id, scenario: scenario.id, perRequest: Math.round(mainThreadTotal(running.outFile) / count) }
+  // The main thread's dump (callgrind numbers threads from 1).
+  const dump = `${running.outFile}.1-01`
+  if (profile) console.log(`\n${name}:\n${topFunctions(dump, running.pid, count, top)}`)
+  return { server: server.id, scenario: scenario.id, perRequest: Math.round(mainThreadTotal(dump) / count) }
 }
 
 // The functions with the most instructions of their own in a callgrind dump, per request. Code
-// callgrind has no symbol for (V8's JIT code) is named from the perf map V8 wrote.
-function topFunctions(dump, perfMap, count, top) {
+// callgrind has no symbol for (V8's JIT code) is named from the perf map V8 wrote for `pid`
+// (which is removed once read: one per profiled server, a few hundred KB each).
+function topFunctions(dump, pid, count, top) {
+  const perfMap = `/tmp/perf-${pid}.map`
   const map = existsSync(perfMap)
     ? readFileSync(perfMap, 'utf8').split('\n').filter(Boolean).map((line) => {
         const [start, size, ...name] = line.split(' ')
         return { start: parseInt(start, 16), end: parseInt(start, 16) + parseInt(size, 16), name: name.join(' ') }
       }).sort((a, b) => a.start - b.start)
     : []
+  rmSync(perfMap, { force: true })
   const nameOf = (address) => {
     let lo = 0
     let hi = map.length - 1

@@ -36,7 +36,7 @@ export function httpOptions({ quick, durationS, rounds, servers, scenarios }) {
   }
 }
 
-export const isFw = (server) => server.module === 'fw.mjs'
+const isFw = (server) => server.module === 'fw.mjs'
 
 // Builds the fw route cache of each app the chosen scenarios use: { app → buildFw() result }.
 export async function buildFwCaches(options, tmpDir) {

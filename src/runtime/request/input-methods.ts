@@ -100,7 +100,6 @@ export abstract class InputMethods {
     const files = this.bodyData().files
     return Object.hasOwn(files, key) ? files[key]! : null
   }
-
 }
 
 /**

@@ -48,8 +48,6 @@ export function lastForwarded(headers: HeaderBag, name: string): string | undefi
   // The last element of all field lines joined with ',' is the last element of the last line.
   const line = lastOf(headers, name)
   if (line === undefined) return undefined
-  // A single plain value (what a proxy in front mostly sends) needs no splitting or trimming.
-  if (line === 'https' || line === 'http') return line
   // indexOf first: lastIndexOf is a call into the runtime, several times slower.
   const last = line.indexOf(',') === -1 ? line : line.slice(line.lastIndexOf(',') + 1)
   const value = last.trim()
