@@ -192,8 +192,7 @@ export function headerValues(bag: HeaderBag, name: string): readonly string[] {
 
 /** The values of `name` joined with ', ' (a header line), '' when absent. */
 export function headerLine(bag: HeaderBag, name: string): string {
-  const lower = lowerName(name)
-  return bag instanceof RawHeaders ? bag.line(lower) : (bag.get(lower)?.values.join(', ') ?? '')
+  return lineOf(bag, lowerName(name))
 }
 
 /** The first value of `name`, or undefined. */
@@ -209,6 +208,11 @@ export function valuesOf(bag: HeaderBag, lower: string): readonly string[] {
 /** The first value of `lower`, a name already in lowercase: no case mapping, no entry built. */
 export function firstOf(bag: HeaderBag, lower: string): string | undefined {
   return bag instanceof RawHeaders ? bag.first(lower) : bag.get(lower)?.values[0]
+}
+
+/** The values of `lower` (a name already in lowercase) joined with ', ', '' when absent. */
+export function lineOf(bag: HeaderBag, lower: string): string {
+  return bag instanceof RawHeaders ? bag.line(lower) : (bag.get(lower)?.values.join(', ') ?? '')
 }
 
 /** The last value (field line) of `lower`, a name already in lowercase. */
