@@ -16,7 +16,7 @@ import { createLogger } from './logger.js'
 import { builtinFactories } from './middleware/index.js'
 import { withContext } from './middleware/context.js'
 import { moduleFactories } from './middleware/modules.js'
-import { compose, guarded, type Step } from './pipeline.js'
+import { compose, entryOf, guarded, type Entry, type Failed, type Finish, type Step } from './pipeline.js'
 import { FwRequest } from './request/request.js'
 import { FwResponse } from './response.js'
 import { UrlSigner } from './signed-url.js'
@@ -94,7 +94,7 @@ export class Kernel implements KernelServices {
   readonly #debug: boolean
   readonly #views: ViewEngine
   #routes: Step[] = []
-  #entry: Step = () => {
+  #entry: Entry = () => {
     throw new Error('kernel not booted')
   }
 
@@ -148,7 +148,19 @@ export class Kernel implements KernelServices {
    * promise, no microtask), else a promise that never rejects.
    */
   respond(request: FwRequest): FwResponse | Promise<FwResponse> {
-    return this.#options.requestScopeEnabled ? scope.run({ request }, () => this.#entry(request)) : this.#entry(request)
+    return this.respondTo(request, undefined, itself, rethrow)
+  }
+
+  /**
+   * `respond()` in continuation form, for adapters: `finish(response, request, context)` gets
+   * the response (synchronously when every step answered so), and its result is returned, or
+   * promised. `failed` gets what the pipeline rejects with, which only a bug in fw can cause.
+   * @example
+   * kernel.respondTo(request, res, (response, request, res) => write(res, response), (error) => log(error))
+   */
+  respondTo<C, T>(request: FwRequest, context: C, finish: Finish<C, T>, failed: Failed<C, T>): T | Promise<T> {
+    if (!this.#options.requestScopeEnabled) return this.#entry(request, context, finish, failed)
+    return scope.run({ request }, () => this.#entry(request, context, finish, failed))
   }
 
   #resolvePipelines(registrar: Registrar): void {
@@ -182,9 +194,18 @@ export class Kernel implements KernelServices {
             )
       return compose(layers, final, rescue, { finalRescues: true })
     })
-    const pipeline = compose(pre, (request) => this.#dispatch(request), rescue)
+    // Routing fails only by throwing (404, 405, 400); a route's pipeline never rejects, compose
+    // guards it. So a try/catch is all the guard dispatch needs: no `.then` per request.
+    const dispatch = (request: FwRequest): FwResponse | Promise<FwResponse> => {
+      try {
+        return this.#dispatch(request)
+      } catch (error) {
+        return rescue(error, request)
+      }
+    }
+    const pipeline = compose(pre, dispatch, rescue, { finalRescues: true })
     // The built-ins (request context, production HTTPS redirect) wrap everything, outermost.
-    this.#entry = this.#options.builtins === false ? pipeline : withContext(pipeline, rescue, this.env === 'production')
+    this.#entry = this.#options.builtins === false ? entryOf(pipeline) : withContext(pipeline, rescue, this.env === 'production')
   }
 
   #finish(result: unknown): FwResponse | Promise<FwResponse> {
@@ -237,6 +258,11 @@ export class Kernel implements KernelServices {
     const html = await this.#views.render(response.view!.name, response.view!.data)
     return new FwResponse(response.status, { ...response.headers }, html)
   }
+}
+
+const itself = (response: FwResponse): FwResponse => response
+const rethrow = (error: unknown): never => {
+  throw error
 }
 
 function resolveMiddleware(ref: MiddlewareRef, factories: Record<string, MiddlewareFactory>, aliases: Map<string, MiddlewareRef>, kernel: Kernel): Middleware {

@@ -30,6 +30,22 @@ export interface ListenerOptions {
  */
 export function createListener(current: () => Kernel, options: ListenerOptions = {}): NodeListener {
   const expectContinue = options.expectContinue === true
+  // Made once per listener, so a request allocates no closure to be answered. They log through
+  // current(): after a watch swap, the new kernel's logger, the same one.
+  const reply = (response: FwResponse, request: FwRequest, res: ServerResponse): void => {
+    try {
+      // Uploaded temp files go once the response is sent or the client went away ('close').
+      if (request.needsCleanup()) res.once('close', () => void request.cleanup())
+      send(res, response, current())
+    } catch (error) {
+      fail(error, request, res)
+    }
+  }
+  const fail = (error: unknown, _request: FwRequest | null, res: ServerResponse): void => {
+    current().log.error({ err: error }, 'The kernel failed to answer')
+    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
+    res.end('{"error":"Internal Server Error","code":500}')
+  }
   return (req, res) => {
     const kernel = current()
     let request: FwRequest
@@ -42,31 +58,14 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
       res.end('{"error":"Bad Request","code":400}')
       return
     }
-    let response: FwResponse | Promise<FwResponse>
+    // The response is written from the kernel's own reaction to the pipeline (or at once, when
+    // every step answered synchronously): no second promise just to write it.
     try {
-      response = kernel.respond(request)
+      void kernel.respondTo(request, res, reply, fail)
     } catch (error) {
-      return fail(res, error, kernel)
+      fail(error, request, res)
     }
-    // A response answered synchronously is written at once: no promise, no microtask.
-    if (!(response instanceof Promise)) return reply(res, request, response, kernel)
-    response.then(
-      (answered) => reply(res, request, answered, kernel),
-      (error: unknown) => fail(res, error, kernel),
-    )
   }
-}
-
-function reply(res: ServerResponse, request: FwRequest, response: FwResponse, kernel: Kernel): void {
-  // Uploaded temp files go once the response is sent or the client went away ('close').
-  if (request.needsCleanup()) res.once('close', () => void request.cleanup())
-  send(res, response, kernel)
-}
-
-function fail(res: ServerResponse, error: unknown, kernel: Kernel): void {
-  kernel.log.error({ err: error }, 'The kernel failed to answer')
-  if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
-  res.end('{"error":"Internal Server Error","code":500}')
 }
 
 /** Writes a response. Hot path: keep it to one writeHead and one end for in-memory bodies. */

@@ -12,6 +12,39 @@ import type { Middleware, Next } from './types.js'
 export type Step = (request: FwRequest) => FwResponse | Promise<FwResponse>
 export type Rescue = (error: unknown, request: FwRequest) => Promise<FwResponse>
 
+/** What gets the response of a request (`request` is the one given to the entry). */
+export type Finish<C, T> = (response: FwResponse, request: FwRequest, context: C) => T
+/** What gets a pipeline's rejection, which never happens unless the kernel itself is broken. */
+export type Failed<C, T> = (error: unknown, request: FwRequest, context: C) => T
+
+/**
+ * The kernel's outermost step in continuation form: the response goes to `finish`, at once when
+ * every step answered synchronously, else in the one reaction to the pipeline's promise. An
+ * adapter writes the response from `finish`: one `.then` per request, not one to finish the
+ * response and another to write it. `context` is handed through, so callers need no closure.
+ */
+export type Entry = <C, T>(request: FwRequest, context: C, finish: Finish<C, T>, failed: Failed<C, T>) => T | Promise<T>
+
+/** `step` as an entry. */
+export function entryOf(step: Step): Entry {
+  return (request, context, finish, failed) => {
+    const response = step(request)
+    if (response instanceof Promise) return finishLater(response, request, context, finish, failed)
+    return finish(response, request, context)
+  }
+}
+
+/**
+ * `finish` once `response` settles (`failed` if it rejects). Apart from the entry that calls it,
+ * so that only a request answered later allocates these closures and the context they share.
+ */
+export function finishLater<C, T>(response: Promise<FwResponse>, request: FwRequest, context: C, finish: Finish<C, T>, failed: Failed<C, T>): Promise<T> {
+  return response.then(
+    (answered) => finish(answered, request, context),
+    (error: unknown) => failed(error, request, context),
+  )
+}
+
 /**
  * Composes `layers` around `final` into one step.
  * @example

@@ -5,7 +5,7 @@
  * no guard, and a response answered synchronously stays synchronous. The separate middleware
  * (clientIp, requestId, trace, httpsRedirect) remain for apps that turn builtins off.
  */
-import type { Rescue, Step } from '../pipeline.js'
+import { finishLater, type Entry, type Failed, type Finish, type Rescue, type Step } from '../pipeline.js'
 import type { FwRequest } from '../request/request.js'
 import type { FwResponse } from '../response.js'
 import type { Middleware } from '../types.js'
@@ -26,25 +26,36 @@ function inContext(request: FwRequest, id: string): FwRequest {
 }
 
 /**
- * `inner` (the kernel's pipeline, which never throws) run in the request context.
+ * `inner` (the kernel's pipeline, which never rejects) run in the request context, as an entry:
+ * the response, with its X-Request-Id, goes to `finish` in the same reaction that awaits the
+ * pipeline (no promise just to add the header).
  * @example
  * const entry = withContext(pipeline, rescue, kernel.env === 'production')
  */
-export function withContext(inner: Step, rescue: Rescue, redirectToHttps: boolean): Step {
-  return (request) => {
+export function withContext(inner: Step, rescue: Rescue, redirectToHttps: boolean): Entry {
+  return (request, context, finish, failed) => {
     let id: string
     let derived: FwRequest
     try {
-      if (redirectToHttps && !request.isSecure()) return toHttps(request)
+      if (redirectToHttps && !request.isSecure()) return finish(toHttps(request), request, context)
       id = requestIdFor(request)
       derived = inContext(request, id)
     } catch (error) {
-      return rescue(error, request)
+      return finishLater(rescue(error, request), request, context, finish, failed)
     }
     const response = inner(derived)
-    if (response instanceof Promise) return response.then((answered) => answered.withHeader('x-request-id', id))
-    return response.withHeader('x-request-id', id)
+    if (response instanceof Promise) return finishWithId(response, id, request, context, finish, failed)
+    return finish(response.withHeader('x-request-id', id), request, context)
   }
+}
+
+// Apart from the entry, so that only a request answered later allocates the closures (and the
+// context they share).
+function finishWithId<C, T>(response: Promise<FwResponse>, id: string, request: FwRequest, context: C, finish: Finish<C, T>, failed: Failed<C, T>): Promise<T> {
+  return response.then(
+    (answered) => finish(answered.withHeader('x-request-id', id), request, context),
+    (error: unknown) => failed(error, request, context),
+  )
 }
 
 /** The same context as one middleware layer. */

@@ -138,6 +138,28 @@ describe('responses through the kernel', () => {
     }
   })
 
+  it('answers 500 when a response cannot be written (a header Node refuses), and keeps serving', async () => {
+    const kernel = await bootKernel((r: any) => {
+      const broken = (): FwResponse => new FwResponse(200, { 'x-broken': 'a\r\nb' }, 'never sent')
+      r.get('/broken', broken)
+      r.get('/broken-later', broken, { middleware: [stamp] })
+      r.get('/fine', () => json({ ok: true }))
+    })
+    const server = await serve(kernel)
+    try {
+      // Answered synchronously, then through a middleware's promise: both write paths.
+      for (const path of ['/broken', '/broken-later']) {
+        const response = await server.send('GET', path)
+        expect(response.status).toBe(500)
+        expect(JSON.parse(response.text)).toEqual({ error: 'Internal Server Error', code: 500 })
+        expect(response.headers['x-broken']).toBeUndefined()
+      }
+      expect((await server.send('GET', '/fine')).text).toBe('{"ok":true}')
+    } finally {
+      await server.close()
+    }
+  })
+
   it('renders a view with escaped {{ }} and raw {{{ }}} values as text/html', async () => {
     const kernel = await bootKernel(register, { views })
     const response = await call(kernel, '/hello')
