@@ -80,7 +80,9 @@ export function emitChildren(ctx: WalkContext, node: TrieNode, j: string, depth:
   const params = node.children.filter((c) => c.segment?.kind === 'param' && c.segment.type !== 'catchall')
   const catchAlls = node.children.filter((c) => c.segment?.kind === 'param' && c.segment.type === 'catchall')
   emitStaticChildren(ctx, statics, j, depth, bindings)
-  if (params.length > 0) {
+  if (params.length === 1 && (params[0]!.segment as ParamSegment).type === 'int') {
+    emitIntChild(ctx, params[0]!, j, depth, bindings)
+  } else if (params.length > 0) {
     const e = `e${depth}`
     ctx.out.block('{', () => {
       ctx.out.line(`let ${e} = path.indexOf('/', ${j})`)
@@ -132,6 +134,23 @@ function emitStaticChild(ctx: WalkContext, node: TrieNode, j: string, depth: num
     ctx.out.line(`const ${e} = ${j} + ${literal.length}`)
     ctx.out.block(`if (${e} === len || path.charCodeAt(${e}) === 47) {`, () =>
       emitNodeBody(ctx, last, e, depth, bindings),
+    )
+  })
+}
+
+/**
+ * The only parameter child is an int: one digit loop finds where it ends and its value (no
+ * indexOf for the '/', no second pass); 1-15 digits, then '/' or the end of the path.
+ */
+function emitIntChild(ctx: WalkContext, node: TrieNode, j: string, depth: number, bindings: Binding[]): void {
+  const e = `e${depth}`
+  const v = `v${depth}`
+  const binding: Binding = { segment: node.segment as ParamSegment, start: j, end: e, int: v }
+  ctx.out.block('{', () => {
+    ctx.out.line(`let ${e} = ${j}, ${v} = 0`)
+    ctx.out.line(`for (let c; ${e} < len && (c = path.charCodeAt(${e}) - 48) >= 0 && c <= 9; ${e}++) ${v} = ${v} * 10 + c`)
+    ctx.out.block(`if (${e} !== ${j} && ${e} - ${j} <= 15 && (${e} === len || path.charCodeAt(${e}) === 47)) {`, () =>
+      emitNodeBody(ctx, node, e, depth, [...bindings, binding]),
     )
   })
 }
