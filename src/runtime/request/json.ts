@@ -10,22 +10,15 @@
 import { badRequest, payloadTooLarge } from '../http-error.js'
 import { emptyParams, FORBIDDEN_KEYS } from './params.js'
 
+// The lengths of the forbidden keys: a key of any other length needs no set lookup.
+const FORBIDDEN_MIN = Math.min(...[...FORBIDDEN_KEYS].map((key) => key.length))
+const FORBIDDEN_MAX = Math.max(...[...FORBIDDEN_KEYS].map((key) => key.length))
+
 export interface JsonLimits {
   /** Object keys, all levels together. */
   keys: number
   /** Nesting of objects and arrays; a flat object is 1. */
   depth: number
-}
-
-// Only a text that spells a forbidden key, or escapes characters (`\u005f_proto__`), can hold
-// one; the others skip the deletes.
-function mayHoldForbiddenKey(text: string): boolean {
-  return (
-    text.includes('__proto__') ||
-    text.includes('constructor') ||
-    text.includes('prototype') ||
-    text.includes('\\u')
-  )
 }
 
 /**
@@ -45,25 +38,25 @@ export function parseJson(text: string, limits: JsonLimits): unknown {
     throw badRequest('Malformed JSON body', { cause: error })
   }
   if (typeof value === 'object' && value !== null) {
-    check(value, 1, 0, limits, mayHoldForbiddenKey(source))
+    check(value, 1, 0, limits)
   }
   return value
 }
 
 /**
- * Walks a parsed value: counts keys and depth against `limits` and deletes forbidden keys when
- * `scrub`. `keys` is the count so far; returns the new count (a number passed along, not a
- * counter object: fewer loads per key). Recursion is bounded by `limits.depth`: we throw before
+ * Walks a parsed value: counts keys and depth against `limits` and deletes forbidden keys.
+ * `keys` is the count so far; returns the new count (a number passed along, not a counter
+ * object: fewer loads per key). Recursion is bounded by `limits.depth`: we throw before
  * descending further.
  */
-function check(value: object, depth: number, keys: number, limits: JsonLimits, scrub: boolean): number {
+function check(value: object, depth: number, keys: number, limits: JsonLimits): number {
   if (depth > limits.depth) {
     throw payloadTooLarge(`JSON body nested deeper than ${limits.depth} levels`)
   }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i]
-      if (typeof item === 'object' && item !== null) keys = check(item, depth + 1, keys, limits, scrub)
+      if (typeof item === 'object' && item !== null) keys = check(item, depth + 1, keys, limits)
     }
     return keys
   }
@@ -73,12 +66,14 @@ function check(value: object, depth: number, keys: number, limits: JsonLimits, s
     if (++keys > limits.keys) {
       throw payloadTooLarge(`JSON body has more than ${limits.keys} keys`)
     }
-    if (scrub && FORBIDDEN_KEYS.has(key)) {
+    // Keys arrive decoded ("\u005f_proto__" is __proto__ here). The length test skips the set
+    // lookup for almost every key; it is cheaper than scanning the text for the names first.
+    if (key.length >= FORBIDDEN_MIN && key.length <= FORBIDDEN_MAX && FORBIDDEN_KEYS.has(key)) {
       delete record[key]
       continue
     }
     const item = record[key]
-    if (typeof item === 'object' && item !== null) keys = check(item, depth + 1, keys, limits, scrub)
+    if (typeof item === 'object' && item !== null) keys = check(item, depth + 1, keys, limits)
   }
   return keys
 }
