@@ -229,7 +229,7 @@ export class FwRequest {
   }
 
   #authority(): uri.Authority {
-    return (this.#cache.authority ??= uri.resolveAuthority(this.#s.headers, this.#s.peer, this.isFromTrustedProxy()))
+    return (this.#cache.authority ??= uri.resolveAuthority(this.#s.headers, this.#s.peer, this.isFromTrustedProxy(), this.#s.target))
   }
 
   // --- Query, cookies, server, attributes ----------------------------------------------------

@@ -3,7 +3,8 @@
  * trusted proxy (DESIGN "Proxies"). Every header here is client input: parsed by hand or with
  * linear regexes, and rejected rather than repaired.
  */
-import { firstOf, lastOf, type HeaderBag } from './headers.js'
+import { badRequest } from '../http-error.js'
+import { lastOf, valuesOf, type HeaderBag } from './headers.js'
 import type { TrustFunction } from './options.js'
 
 /** What the socket tells us, independent of headers. */
@@ -65,12 +66,39 @@ export function resolveScheme(headers: HeaderBag, peer: Peer, trusted: boolean):
   return peer.encrypted ? 'https' : 'http'
 }
 
-/** Host (lowercase, no port) and the port the client named, if any. */
-export function resolveAuthority(headers: HeaderBag, peer: Peer, trusted: boolean): Authority {
+/**
+ * Host (lowercase, no port) and the port the client named, if any: X-Forwarded-Host from a
+ * trusted proxy, else the authority of an absolute-form target (`GET http://host/path`, which
+ * RFC 9112 §3.2.2 puts before Host), else Host, else the local address (HTTP/1.0 without Host).
+ * A request that names its host wrongly (Host twice, or a value that is not `host[:port]`) is a
+ * 400 (RFC 9112 §3.2): guessing could route it to another tenant than a proxy in front saw.
+ */
+export function resolveAuthority(headers: HeaderBag, peer: Peer, trusted: boolean, target: string): Authority {
   const forwarded = trusted ? parseHost(lastForwarded(headers, 'x-forwarded-host')) : null
-  const authority = forwarded ?? parseHost(firstOf(headers, 'host')) ?? localAuthority(peer)
+  const authority = forwarded ?? targetAuthority(target) ?? hostHeader(headers) ?? localAuthority(peer)
   const port = trusted ? parsePort(lastForwarded(headers, 'x-forwarded-port')) : null
   return port === null ? authority : { host: authority.host, port }
+}
+
+function hostHeader(headers: HeaderBag): Authority | null {
+  const values = valuesOf(headers, 'host')
+  if (values.length === 0) return null
+  const authority = values.length === 1 ? parseHost(values[0]) : null
+  if (authority === null) throw badRequest(values.length === 1 ? 'Invalid Host header' : 'More than one Host header')
+  return authority
+}
+
+// `scheme://authority` at the start of an absolute-form target: the authority is group 1.
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/
+
+/** The authority of an absolute-form target; null for the origin form every client sends. */
+function targetAuthority(target: string): Authority | null {
+  if (target.charCodeAt(0) === 47) return null
+  const match = ABSOLUTE_FORM.exec(target)
+  if (match === null) return null
+  const authority = parseHost(match[1])
+  if (authority === null) throw badRequest('Invalid host in the request target')
+  return authority
 }
 
 /** The port in use: the named one, else the scheme's default. */

@@ -351,6 +351,33 @@ describe('headers over HTTP', () => {
     expect(answer).toEqual({ input: { a: 1 }, secure: true, host: 'example.test', method: 'PATCH' })
   })
 
+  const statusAndBody = (reply: string): { status: number; body: unknown } => ({
+    status: Number(reply.slice(9, 12)),
+    body: JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4)),
+  })
+
+  it('takes the host of an absolute-form target over the Host header (RFC 9112 3.2.2)', async () => {
+    const { port } = await serve({}, (r) => ({ host: r.getHost(), port: r.getPort(), path: r.getPath(), query: r.query() }))
+    const reply = await rawRequest(port, ['GET http://Acme.Example:8080/a/b?c=1 HTTP/1.0', 'Host: other.test'])
+    expect(statusAndBody(reply)).toEqual({ status: 200, body: { host: 'acme.example', port: 8080, path: '/a/b', query: { c: '1' } } })
+  })
+
+  it('refuses with 400 a request whose host is not one well-formed host[:port]', async () => {
+    const { port } = await serve({}, (r) => ({ host: r.getHost() }))
+    const cases: Array<[string[], string]> = [
+      [['GET / HTTP/1.0', 'Host: evil.test', 'Host: acme.test'], 'More than one Host header'],
+      [['GET / HTTP/1.0', 'Host: acme.test, evil.test'], 'Invalid Host header'],
+      [['GET / HTTP/1.0', 'Host: acme.test:abc'], 'Invalid Host header'],
+      [['GET / HTTP/1.0', 'Host: acme.test:70000'], 'Invalid Host header'],
+      [['GET http://user@acme.test/ HTTP/1.0', 'Host: acme.test'], 'Invalid host in the request target'],
+    ]
+    for (const [lines, error] of cases) {
+      expect(statusAndBody(await rawRequest(port, lines))).toEqual({ status: 400, body: { error } })
+    }
+    // No Host at all on HTTP/1.0 is allowed: the address the connection came in on.
+    expect(statusAndBody(await rawRequest(port, ['GET / HTTP/1.0']))).toEqual({ status: 200, body: { host: '127.0.0.1' } })
+  })
+
   it('takes the last forwarded value over several field lines, as one comma list', async () => {
     const { port } = await serve({}, (r) => ({ scheme: r.getScheme(), host: r.getHost(), path: r.getPath() }))
     const reply = await rawRequest(port, [
