@@ -34,14 +34,17 @@ function inContext(request: FwRequest, id: string): FwRequest {
  */
 export function withContext(inner: Step, rescue: Rescue, redirectToHttps: boolean): Entry {
   return (request, context, finish, failed) => {
-    let id: string
-    let derived: FwRequest
+    let id = ''
+    let derived: FwRequest | undefined
     try {
-      if (redirectToHttps && !request.isSecure()) return finish(toHttps(request), request, context)
       id = requestIdFor(request)
       derived = inContext(request, id)
+      // The redirect carries the request id too: a proxy's log line and ours stay joined up.
+      if (redirectToHttps && !request.isSecure()) return finish(toHttps(request).withHeader('x-request-id', id), request, context)
     } catch (error) {
-      return finishLater(rescue(error, request), request, context, finish, failed)
+      const rescued = rescue(error, derived ?? request)
+      if (id === '') return finishLater(rescued, request, context, finish, failed)
+      return finishWithId(rescued, id, request, context, finish, failed)
     }
     const response = inner(derived)
     if (response instanceof Promise) return finishWithId(response, id, request, context, finish, failed)

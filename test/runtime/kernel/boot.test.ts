@@ -173,6 +173,18 @@ describe('HTTPS in production', () => {
     expect(bare.header('location')).toBe('https://shop.example.com/account/settings')
   })
 
+  it('echoes the request id on the redirect, and answers a Host it cannot redirect to with 400', async () => {
+    const kernel = await production()
+    const moved = await call(kernel, { uri: '/account/settings', headers: { host: 'shop.example.com', 'x-request-id': 'lb-1234' } })
+    expect(moved.status).toBe(301)
+    expect(moved.header('x-request-id')).toBe('lb-1234')
+    const bad = await call(kernel, { uri: '/account/settings', headers: { host: 'shop.example.com:nope', 'x-request-id': 'lb-5678' } })
+    expect(bad.status).toBe(400)
+    expect(bad.header('location')).toBeUndefined()
+    expect(bad.header('x-request-id')).toBe('lb-5678')
+    expect(await jsonOf(bad)).toEqual({ error: 'Invalid Host header', code: 400, request_id: 'lb-5678' })
+  })
+
   it('passes a request a trusted (loopback) proxy marks as https with X-Forwarded-Proto', async () => {
     const kernel = await production()
     const response = await call(kernel, { uri: '/account/settings', headers: { host: 'shop.example.com', 'x-forwarded-proto': 'https' } })
