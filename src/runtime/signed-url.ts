@@ -115,12 +115,16 @@ function safeDecode(text: string): string {
   }
 }
 
-/** RFC 3986 encoding of each key and value, sorted by key then value. */
+/**
+ * RFC 3986 encoding of each key and value, sorted by key. The sort is stable: a repeated key's
+ * values keep their order, which is signed too (`k=1&k=2` and `k=2&k=1` read differently, since
+ * `query('k')` takes the last).
+ */
 function canonicalQuery(pairs: [string, string][]): string {
   const encode = (s: string): string => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
   return pairs
     .map(([k, v]) => [encode(k), encode(v)] as const)
-    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
     .map(([k, v]) => `${k}=${v}`)
     .join('&')
 }

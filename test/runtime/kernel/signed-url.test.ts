@@ -3,6 +3,7 @@
  * 410), canonical query order, key rotation, payloadMode 'absolute', reserved names, and the
  * `verifySignedUrl` alias through the kernel.
  */
+import { createHmac } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signedUrlFor, temporaryUrlFor, temporaryUrlUntil } from '../../../src/runtime/app.js'
 import { HttpError } from '../../../src/runtime/http-error.js'
@@ -152,6 +153,14 @@ describe('verification', () => {
     const reordered = `${path}?${query.split('&').reverse().join('&')}`
     expect(verdict(s, reordered)).toBe(200)
     expect(verdict(s, url.replace('x%20y', 'x+y'))).toBe(200)
+  })
+
+  it("signs a repeated key's values in their order: swapping them breaks the signature", () => {
+    const s = signer(['k1'])
+    const sign = (payload: string): string => createHmac('sha256', 'k1').update(payload).digest('hex')
+    const sig = sign('/files/3?k=1&k=2')
+    expect(verdict(s, `/files/3?k=1&k=2&_sig=${sig}`)).toBe(200)
+    expect(verdict(s, `/files/3?k=2&k=1&_sig=${sig}`)).toBe(403)
   })
 
   it('verifies a URL signed with an old key while that key is still configured for verification', () => {
