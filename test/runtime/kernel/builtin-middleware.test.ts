@@ -91,12 +91,22 @@ describe('trace id', () => {
     expect(body.trace_id).toBe(traceId)
   })
 
+  it('reads a later version of traceparent by version 00 rules, fields it appends included', async () => {
+    for (const traceparent of [`01-${traceId}-00f067aa0ba902b7-01`, `cc-${traceId}-00f067aa0ba902b7-09-what-comes-next`]) {
+      const { body } = await attributes({ uri: '/attributes', headers: { traceparent } })
+      expect(body.trace_id).toBe(traceId)
+    }
+  })
+
   it('starts a fresh random 32-hex trace id for an all-zero or malformed traceparent', async () => {
     const bad = [
       `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`,
       `00-${traceId}-${'0'.repeat(16)}-01`,
       `00-${traceId.toUpperCase()}-00f067aa0ba902b7-01`,
       `00-${traceId.slice(1)}-00f067aa0ba902b7-01`,
+      `00-${traceId}-00f067aa0ba902b7-01-more`, // version 00 has exactly four fields
+      `ff-${traceId}-00f067aa0ba902b7-01`, // version ff is invalid
+      `01-${traceId}-00f067aa0ba902b7-01x`, // what follows the flags must start with '-'
       'not a traceparent',
       '',
     ]
