@@ -1,8 +1,9 @@
 /**
  * HS256 access tokens (spec "Access token"). jose does the signing and the signature check; the
- * rules jose leaves open are enforced here: HS256 only, exp/iat/sub/iss required, exp strict,
- * iat/nbf at most 30 s in the future, a positive integer sub, canonical compact form of at most
- * 8 KiB, and claims copied into null-prototype objects.
+ * rules jose leaves open are enforced here: HS256 only, exp and sub required (DESIGN.md), iss
+ * and iat checked when present (ours always carry them), exp strict, iat/nbf at most 30 s in the
+ * future, a positive integer sub, canonical compact form of at most 8 KiB, and claims copied into
+ * null-prototype objects.
  */
 import { randomBytes } from 'node:crypto'
 import { jwtVerify, SignJWT, type JWTPayload } from 'jose'
@@ -27,7 +28,7 @@ export interface AccessTokenPayload {
 export interface TokenServiceOptions {
   /** The HS256 secret (JWT_SECRET). At least 32 bytes when `production` is true. */
   secret: string | Uint8Array
-  /** The `iss` claim written and required. Default 'framework-app'. */
+  /** The `iss` claim written, and required to match when a token has one. Default 'framework-app'. */
   issuer?: string
   /** Lifetime in seconds. Default 3600. */
   ttl?: number
