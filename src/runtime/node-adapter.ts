@@ -36,6 +36,7 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
     try {
       // Uploaded temp files go once the response is sent or the client went away ('close').
       if (request.needsCleanup()) res.once('close', () => void request.cleanup())
+      if (!request.isBodyLoaded() && !res.req.complete && !worthDraining(request)) res.shouldKeepAlive = false
       send(res, response, current())
     } catch (error) {
       fail(error, request, res)
@@ -66,6 +67,17 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
       fail(error, request, res)
     }
   }
+}
+
+// Node reads whatever is left of a request body after the response, to reuse the connection
+// (a 413 for a declared gigabyte would read the gigabyte). Up to this much that is worth it, as
+// in Go's net/http; beyond it, or when the length is unknown (chunked), the connection closes.
+const DRAIN_LIMIT = 256 * 1024
+
+/** Whether the unread rest of `request`'s body is small enough to read and discard. */
+function worthDraining(request: FwRequest): boolean {
+  const declared = request.getHeaderLine('content-length')
+  return declared !== '' && Number(declared) <= DRAIN_LIMIT
 }
 
 /** Writes a response. Hot path: keep it to one writeHead and one end for in-memory bodies. */

@@ -125,7 +125,7 @@ function loadWire(wire: WireBody, accept: (data: BodyData) => void): Promise<voi
   try {
     if (!decoded) checkDeclaredLength(wire.contentLength, wire.limits.body)
   } catch (error) {
-    wire.open()?.resume() // drain what was sent anyway: the connection stays usable for the 413
+    wire.open()?.resume() // drain it: a small rest keeps the connection usable (the node adapter closes it after a large one)
     return Promise.reject(error)
   }
   wire.askForBody?.()
