@@ -6,10 +6,7 @@
 import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../../../src/serve/server.js'
-import { json } from '../../../src/runtime/response.js'
-import { unauthorized } from '../../../src/runtime/http-error.js'
-import type { FwRequest } from '../../../src/runtime/request/request.js'
-import { bootKernel, cleanupTempDirs } from './support.js'
+import { bodyRoutes, bootKernel, cleanupTempDirs } from './support.js'
 
 interface Outcome {
   status: number
@@ -24,13 +21,7 @@ let running: RunningServer
 let port: number
 
 beforeAll(async () => {
-  const kernel = await bootKernel((r) => {
-    r.post('/echo', (req: FwRequest) => json({ got: req.input() }), 'echo')
-    const guard = (): never => {
-      throw unauthorized()
-    }
-    r.post('/private', (req: FwRequest) => json({ got: req.input() }), { name: 'private', middleware: [guard] })
-  })
+  const kernel = await bootKernel(bodyRoutes)
   running = await startServer(kernel, { port: 0, host: '127.0.0.1' })
   port = Number(new URL(running.url).port)
 })

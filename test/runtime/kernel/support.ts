@@ -11,7 +11,8 @@ import { silentLogger } from '../../../src/runtime/logger.js'
 import { createListener } from '../../../src/runtime/node-adapter.js'
 import { FwRequest } from '../../../src/runtime/request/request.js'
 import type { CreateRequestInit } from '../../../src/runtime/request/factory.js'
-import type { FwResponse } from '../../../src/runtime/response.js'
+import { json, type FwResponse } from '../../../src/runtime/response.js'
+import { unauthorized } from '../../../src/runtime/http-error.js'
 import type { Logger } from '../../../src/runtime/types.js'
 import { tempDir } from '../../support/compile.js'
 
@@ -32,6 +33,18 @@ export async function buildCacheFor(register: Register): Promise<string> {
 export async function bootKernel(register: Register, options: Partial<KernelOptions> = {}): Promise<Kernel> {
   const dir = await buildCacheFor(register)
   return Kernel.boot({ routeCache: dir, register, log: silentLogger, env: 'test', signingKeys: ['kernel-test-key'], ...options })
+}
+
+/**
+ * Two body-reading routes for the wire tests: `POST /echo` reads its JSON body and answers it;
+ * `POST /private` has a guard that refuses (401) before the body is read.
+ */
+export const bodyRoutes: Register = (r) => {
+  r.post('/echo', (req: FwRequest) => json({ got: req.input() }), 'echo')
+  const guard = (): never => {
+    throw unauthorized()
+  }
+  r.post('/private', (req: FwRequest) => json({ got: req.input() }), { name: 'private', middleware: [guard] })
 }
 
 export interface LogLine {

@@ -5,20 +5,14 @@
  */
 import { connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { unauthorized } from '../../../src/runtime/http-error.js'
-import type { FwRequest } from '../../../src/runtime/request/request.js'
 import { json } from '../../../src/runtime/response.js'
-import { bootKernel, cleanupTempDirs, serve } from './support.js'
+import { bodyRoutes, bootKernel, cleanupTempDirs, serve } from './support.js'
 
 let server: Awaited<ReturnType<typeof serve>>
 
 beforeAll(async () => {
   const kernel = await bootKernel((r) => {
-    r.post('/echo', (req: FwRequest) => json({ got: req.input() }), 'echo')
-    const guard = (): never => {
-      throw unauthorized()
-    }
-    r.post('/private', (req: FwRequest) => json({ got: req.input() }), { name: 'private', middleware: [guard] })
+    bodyRoutes(r)
     r.get('/ping', () => json({ pong: true }), 'ping')
   })
   server = await serve(kernel)
