@@ -3,11 +3,13 @@
 // one keep-alive connection that this process drives request by request. After a warm-up (the
 // JIT settles: no compilation or deoptimization is left in the counted window), the counters are
 // zeroed, N requests are counted, and the main thread's total divided by N is the figure.
-// Counts repeat within ~1% from run to run, so differences of a few hundred instructions can be
-// seen, where CPU time per request is ±5% at best here. Run it on an otherwise idle machine all
-// the same: work Node does per unit of time (timers, the cached Date header) is spread over
-// fewer requests when valgrind gets less CPU, and a run beside another callgrind run counted up
-// to ~3,500 more instructions per hello request (fw and Fastify alike).
+// Counts are steadier than CPU time (±5% at best here), but not exact: work Node does per unit
+// of time (timers, the cached Date header) is spread over fewer requests when valgrind runs
+// slower. On a quiet VM repeat runs agree within ~1%; a run beside another callgrind run counted
+// up to ~3,500 more instructions per hello request (fw and Fastify alike), and on 2026-11-25,
+// with the VM ~1.7x slower than usual, runs of one build of fw without builtins counted 59.5k to
+// 63.1k on hello. Run it on an otherwise idle machine, and compare two builds by alternating
+// runs of each (several), not by one run each.
 //
 //   node bench/http/instructions.mjs [--servers node,fastify,fw,fw-nobuiltins]
 //                                    [--scenarios hello,params,routes,echo] [--warm 20000]
@@ -197,7 +199,7 @@ function markdown(results, opts) {
     'Each server runs under `valgrind --tool=callgrind` and answers one keep-alive connection, one',
     `request at a time: ${opts.warm} requests to warm up (the JIT settles), then the counters are zeroed and`,
     `${opts.count} requests counted. The figure is the main thread's instructions divided by the count: Node's`,
-    'own HTTP work included, no timing noise (repeat runs on an idle machine agree within ~1%). Instructions are not time (cache',
+    'own HTTP work included, no timing noise (repeat runs agree within ~1% on a quiet VM, a few % on a slow or busy one). Instructions are not time (cache',
     'misses and branch mispredictions are not in them): it complements the CPU time per request of the HTTP section.',
     '',
     `| server | ${opts.scenarios.map((s) => s.id).join(' | ')} |`,
