@@ -10,6 +10,7 @@ import { Container } from './container.js'
 import { renderError, toHttpError, type ErrorRenderer } from './error-boundary.js'
 import { resolveHandler, toResponse, type Invoke, type Invoker } from './handlers.js'
 import { FwError } from '../shared/errors.js'
+import { HTTP_METHODS } from '../shared/methods.js'
 import { badRequest, methodNotAllowed, notFound } from './http-error.js'
 import { loadRouter, type CompiledRouter } from './load-router.js'
 import { createLogger } from './logger.js'
@@ -87,6 +88,8 @@ export class Kernel implements KernelServices {
   #modules: Record<string, MiddlewareFactory> = {}
   /** Whether any route has a domain: only then does matching need the Host. */
   readonly #hosts: boolean
+  /** What `OPTIONS *` (a question about the whole server) answers in `Allow`. */
+  readonly #serverAllow: string
   /** One instance per controller class, shared by all its routes. */
   readonly #instances = new Map<unknown, Record<string, unknown>>()
   readonly requestOptions: RequestOptions
@@ -106,6 +109,9 @@ export class Kernel implements KernelServices {
     this.container = options.container ?? new Container()
     this.router = router
     this.#hosts = router.routes.some((route) => route.host !== null)
+    const used = new Set(router.routes.map((route) => route.method))
+    const allowed = (m: string): boolean => used.has(m) || m === 'OPTIONS' || (m === 'HEAD' && used.has('GET'))
+    this.#serverAllow = HTTP_METHODS.filter(allowed).join(', ')
     this.#views = options.views ?? new TemplateViews()
     this.requestOptions = { trustProxy: compileTrust(process.env.TRUSTED_PROXIES), ...options.request }
   }
@@ -232,6 +238,8 @@ export class Kernel implements KernelServices {
       if (method === 'OPTIONS') return new FwResponse(204, { allow: [...found.allow, 'OPTIONS'].join(', ') })
       throw methodNotAllowed(found.allow)
     }
+    // `OPTIONS *` asks about the server, not a resource (RFC 9110 §9.3.7): every method in use.
+    if (method === 'OPTIONS' && request.getPath() === '*') return new FwResponse(204, { allow: this.#serverAllow })
     throw found.status === 400 ? badRequest('Malformed URL') : notFound()
   }
 

@@ -10,7 +10,7 @@ import { forbidden, HttpError, serviceUnavailable } from '../../../src/runtime/h
 import type { Kernel } from '../../../src/runtime/kernel.js'
 import { create, json, redirect } from '../../../src/runtime/response.js'
 import type { Middleware } from '../../../src/runtime/types.js'
-import { bootKernel, call, captureLogger, cleanupTempDirs, jsonOf, textOf, type Register } from './support.js'
+import { bootKernel, call, captureLogger, cleanupTempDirs, jsonOf, rawExchange, serve, textOf, type Register } from './support.js'
 
 afterAll(cleanupTempDirs)
 
@@ -69,6 +69,19 @@ describe('routing misses', () => {
     expect(response.status).toBe(405)
     expect(response.header('allow')).toBe('GET, HEAD, POST')
     expect(await jsonOf(response)).toMatchObject({ error: 'Method Not Allowed', code: 405 })
+  })
+
+  it('answers OPTIONS * (about the server, not a resource) with 204 and every method in use, over HTTP', async () => {
+    const server = await serve(kernel)
+    try {
+      const reply = await rawExchange(server.port, ['OPTIONS * HTTP/1.1', 'Host: localhost', 'Connection: close'])
+      expect(reply).toMatch(/^HTTP\/1\.1 204 No Content\r\n/)
+      expect(reply).toMatch(/\r\nallow: GET, HEAD, POST, DELETE, OPTIONS\r\n/i)
+      // Any other method on * is a miss.
+      expect(await rawExchange(server.port, ['GET * HTTP/1.1', 'Host: localhost', 'Connection: close'])).toMatch(/^HTTP\/1\.1 404 /)
+    } finally {
+      await server.close()
+    }
   })
 
   it('answers OPTIONS without an OPTIONS route with 204 and Allow including OPTIONS', async () => {
