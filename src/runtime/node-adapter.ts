@@ -42,7 +42,7 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
       fail(error, request, res)
     }
   }
-  const fail = (error: unknown, _request: FwRequest | null, res: ServerResponse): void => {
+  const fail = (error: unknown, _request: FwRequest, res: ServerResponse): void => {
     current().log.error({ err: error }, 'The kernel failed to answer')
     if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
     res.end('{"error":"Internal Server Error","code":500}')

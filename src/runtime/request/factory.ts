@@ -14,7 +14,7 @@ import type { ResolvedOptions } from './options.js'
 import { copyParams, emptyParams, type Params } from './params.js'
 import { buildQuery, parseParams } from './query.js'
 import { assemble, serverParams, type RequestState } from './state.js'
-import { splitTarget, type Peer } from './uri.js'
+import { isAbsoluteForm, splitTarget, type Peer } from './uri.js'
 
 /** What `FwRequest.create()` accepts; everything is optional. */
 export interface CreateRequestInit {
@@ -36,8 +36,6 @@ export interface CreateRequestInit {
   attributes?: Record<string, unknown>
 }
 
-const ABSOLUTE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//
-
 /**
  * State for a request made in process. Its body is loaded from the start (except multipart content).
  * @example
@@ -45,7 +43,7 @@ const ABSOLUTE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//
  */
 export function createState(init: CreateRequestInit, options: ResolvedOptions): RequestState {
   const uri = init.uri ?? '/'
-  const url = ABSOLUTE.test(uri) ? new URL(uri) : null
+  const url = isAbsoluteForm(uri) ? new URL(uri) : null
   let headers = headersFromRecord(init.headers ?? {})
   if (!headers.has('host')) headers = withHeader(headers, 'host', url?.host || 'localhost')
   const { path, query: queryString } = splitTarget(uri)

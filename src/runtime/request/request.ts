@@ -320,7 +320,7 @@ export class FwRequest {
 
   /** A copy for another URI (path?query or absolute). Query params are re-read from it. */
   withUri(target: string, preserveHost = false): FwRequest {
-    const url = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(target) ? new URL(target) : null
+    const url = uri.isAbsoluteForm(target) ? new URL(target) : null
     const { path, query } = uri.splitTarget(target)
     const params = parseParams(query, this.#s.options.limits)
     const keepHost = preserveHost && this.hasHeader('host')

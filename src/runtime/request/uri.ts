@@ -88,13 +88,23 @@ function hostHeader(headers: HeaderBag): Authority | null {
   return authority
 }
 
-// `scheme://authority` at the start of an absolute-form target: the authority is group 1.
+// `scheme://authority` at the start of an absolute-form target (`http://host:8080/path`, as sent
+// to proxies); the authority is group 1. The one parser of that form: path, host and URI all use it.
 const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/
+
+/** `scheme://authority` that begins an absolute-form target, or null (origin form, `/path`). */
+function absoluteForm(target: string): RegExpExecArray | null {
+  return target.charCodeAt(0) === 47 ? null : ABSOLUTE_FORM.exec(target)
+}
+
+/** Whether `target` is an absolute URI (`https://host/path`) rather than a path. */
+export function isAbsoluteForm(target: string): boolean {
+  return absoluteForm(target) !== null
+}
 
 /** The authority of an absolute-form target; null for the origin form every client sends. */
 function targetAuthority(target: string): Authority | null {
-  if (target.charCodeAt(0) === 47) return null
-  const match = ABSOLUTE_FORM.exec(target)
+  const match = absoluteForm(target)
   if (match === null) return null
   const authority = parseHost(match[1])
   if (authority === null) throw badRequest('Invalid host in the request target')
@@ -156,13 +166,9 @@ export function pathOf(target: string): string {
 
 /** Splits a request target into its raw path and query string (a fragment is dropped). */
 export function splitTarget(target: string): { path: string; query: string } {
-  let rest = target
   // Absolute form (`GET http://host/path`, sent to proxies): keep only the path.
-  if (!rest.startsWith('/') && /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(rest)) {
-    let end = rest.indexOf('//') + 2
-    while (end < rest.length && !'/?#'.includes(rest[end]!)) end++
-    rest = rest.slice(end)
-  }
+  const absolute = absoluteForm(target)
+  let rest = absolute === null ? target : target.slice(absolute[0].length)
   const hash = rest.indexOf('#')
   if (hash !== -1) rest = rest.slice(0, hash)
   const question = rest.indexOf('?')
