@@ -10,7 +10,8 @@ import { forbidden, HttpError, serviceUnavailable } from '../../../src/runtime/h
 import type { Kernel } from '../../../src/runtime/kernel.js'
 import { create, json, redirect } from '../../../src/runtime/response.js'
 import type { Middleware } from '../../../src/runtime/types.js'
-import { bootKernel, call, captureLogger, cleanupTempDirs, jsonOf, rawExchange, serve, textOf, type Register } from './support.js'
+import { rawExchange } from '../../support/raw-http.js'
+import { bootKernel, call, captureLogger, cleanupTempDirs, jsonOf, serve, textOf, type Register } from './support.js'
 
 afterAll(cleanupTempDirs)
 

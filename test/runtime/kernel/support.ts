@@ -1,6 +1,6 @@
 /** Helpers of the kernel tests: a cache built for a routes function, a booted kernel, requests. */
 import { createServer, request as httpRequest, type Server } from 'node:http'
-import { connect, type AddressInfo } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { buildRouter } from '../../../src/compiler/build.js'
@@ -45,17 +45,6 @@ export const bodyRoutes: Register = (r) => {
     throw unauthorized()
   }
   r.post('/private', (req: FwRequest) => json({ got: req.input() }), { name: 'private', middleware: [guard] })
-}
-
-/** Sends `lines` (a request head) on a raw socket and resolves with all the server sent back. */
-export function rawExchange(port: number, lines: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(`${lines.join('\r\n')}\r\n\r\n`))
-    let text = ''
-    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
-    socket.on('end', () => resolve(text))
-    socket.on('error', reject)
-  })
 }
 
 export interface LogLine {

@@ -8,6 +8,7 @@ import { connect } from 'node:net'
 import { gzipSync, deflateSync } from 'node:zlib'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { FwRequest } from '../../../src/runtime/request/request.js'
+import { rawExchange } from '../../support/raw-http.js'
 import { send, useServers, type Handler } from './helpers.js'
 
 const { serve } = useServers()
@@ -296,16 +297,6 @@ describe('proxies and method override over HTTP', () => {
 })
 
 describe('headers over HTTP', () => {
-  // Raw bytes, so names keep the case the client chose and a name can repeat.
-  const rawRequest = (port: number, lines: string[]): Promise<string> =>
-    new Promise((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1', () => socket.end(`${lines.join('\r\n')}\r\n\r\n`))
-      let text = ''
-      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
-      socket.on('end', () => resolve(text))
-      socket.on('error', reject)
-    })
-
   it('finds headers whatever their case, keeps repeated ones in order, and lists them all', async () => {
     const { port } = await serve({}, (r) => ({
       line: r.getHeaderLine('x-tag'),
@@ -315,7 +306,7 @@ describe('headers over HTTP', () => {
       agent: r.getHeaderLine('user-agent'),
       all: r.getHeaders(),
     }))
-    const reply = await rawRequest(port, [
+    const reply = await rawExchange(port, [
       'GET / HTTP/1.0', // no chunked answer to decode
       'Host: example.test',
       'X-Tag: one',
@@ -337,7 +328,7 @@ describe('headers over HTTP', () => {
   it('reads the headers it acts on (body, proxy, override) whatever their case', async () => {
     const { port } = await serve({}, (r) => ({ input: r.input(), secure: r.isSecure(), host: r.getHost(), method: r.getMethod() }))
     const body = '{"a":1}'
-    const reply = await rawRequest(port, [
+    const reply = await rawExchange(port, [
       'POST / HTTP/1.0',
       'HOST: example.test',
       'CONTENT-TYPE: application/json',
@@ -358,7 +349,7 @@ describe('headers over HTTP', () => {
 
   it('takes the host of an absolute-form target over the Host header (RFC 9112 3.2.2)', async () => {
     const { port } = await serve({}, (r) => ({ host: r.getHost(), port: r.getPort(), path: r.getPath(), query: r.query() }))
-    const reply = await rawRequest(port, ['GET http://Acme.Example:8080/a/b?c=1 HTTP/1.0', 'Host: other.test'])
+    const reply = await rawExchange(port, ['GET http://Acme.Example:8080/a/b?c=1 HTTP/1.0', 'Host: other.test'])
     expect(statusAndBody(reply)).toEqual({ status: 200, body: { host: 'acme.example', port: 8080, path: '/a/b', query: { c: '1' } } })
   })
 
@@ -372,15 +363,15 @@ describe('headers over HTTP', () => {
       [['GET http://user@acme.test/ HTTP/1.0', 'Host: acme.test'], 'Invalid host in the request target'],
     ]
     for (const [lines, error] of cases) {
-      expect(statusAndBody(await rawRequest(port, lines))).toEqual({ status: 400, body: { error } })
+      expect(statusAndBody(await rawExchange(port, lines))).toEqual({ status: 400, body: { error } })
     }
     // No Host at all on HTTP/1.0 is allowed: the address the connection came in on.
-    expect(statusAndBody(await rawRequest(port, ['GET / HTTP/1.0']))).toEqual({ status: 200, body: { host: '127.0.0.1' } })
+    expect(statusAndBody(await rawExchange(port, ['GET / HTTP/1.0']))).toEqual({ status: 200, body: { host: '127.0.0.1' } })
   })
 
   it('takes the last forwarded value over several field lines, as one comma list', async () => {
     const { port } = await serve({}, (r) => ({ scheme: r.getScheme(), host: r.getHost(), path: r.getPath() }))
-    const reply = await rawRequest(port, [
+    const reply = await rawExchange(port, [
       'GET /a/b?c=1 HTTP/1.0',
       'Host: example.test',
       'X-Forwarded-Proto: http',
