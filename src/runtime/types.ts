@@ -38,6 +38,8 @@ export interface BodyLimits {
   fileSize: number
   /** Files per request. Default 20. */
   files: number
+  /** All uploaded files of one request together, bytes. Default 50 MiB. */
+  totalFileSize: number
   /** Non-file multipart fields. Default 1000. */
   fields: number
   /** Keys in a parsed JSON/urlencoded body, all levels. Default 1000. */
@@ -52,6 +54,7 @@ export const DEFAULT_BODY_LIMITS: BodyLimits = {
   body: 1024 * 1024,
   fileSize: 10 * 1024 * 1024,
   files: 20,
+  totalFileSize: 50 * 1024 * 1024,
   fields: 1000,
   keys: 1000,
   depth: 32,

@@ -79,6 +79,7 @@ class MultipartRun {
   readonly #fields = emptyParams()
   readonly #uploads: TempUpload[] = []
   #fieldBytes = 0
+  #fileBytes = 0
   #settled = false
   #resolve!: (result: MultipartResult) => void
   #reject!: (error: unknown) => void
@@ -116,12 +117,22 @@ class MultipartRun {
     const upload = new TempUpload(this.#options.uploadDir, name, info)
     this.#uploads.push(upload)
     upload.file.on('error', (error) => this.#fail(storeError(error)))
-    stream.on('data', (chunk: Buffer) => (upload.size += chunk.length))
+    stream.on('data', (chunk: Buffer) => this.#onFileData(upload, chunk))
     stream.once('limit', () => {
       const limit = this.#options.limits.fileSize
       this.#fail(payloadTooLarge(`Uploaded file exceeds the limit of ${limit} bytes`))
     })
     stream.pipe(upload.file)
+  }
+
+  #onFileData(upload: TempUpload, chunk: Buffer): void {
+    upload.size += chunk.length
+    this.#fileBytes += chunk.length
+    // busboy caps each file; this caps them all together (20 files x 10 MiB is too much disk).
+    const { totalFileSize } = this.#options.limits
+    if (this.#fileBytes > totalFileSize) {
+      this.#fail(payloadTooLarge(`Uploaded files exceed the total limit of ${totalFileSize} bytes`))
+    }
   }
 
   #onField(name: string, value: string, info: busboy.FieldInfo): void {

@@ -103,6 +103,30 @@ describe('multipart over HTTP', () => {
     expect(await isEmpty(dir)).toBe(true)
   })
 
+  it('caps all files of one request together: at the total limit 200, one byte over 413', async () => {
+    const dir = await freshDir()
+    const { port } = await serve({
+      uploadDir: dir,
+      limits: { fileSize: 1024, totalFileSize: 2048 },
+    })
+    const headers = { 'content-type': MULTIPART_TYPE }
+    const files = (sizes: number[]) =>
+      multipart(
+        sizes.map((size, i) => ({
+          name: 'f[]',
+          filename: `${i}.bin`,
+          content: Buffer.alloc(size, 1),
+        })),
+      )
+    const ok = await send(port, { headers, body: files([1024, 1024]) })
+    expect(ok.status).toBe(200)
+    expect(ok.body.files.f.map((f: { size: number }) => f.size)).toEqual([1024, 1024])
+    const over = await send(port, { headers, body: files([1024, 1024, 1]) })
+    expect(over.status).toBe(413)
+    expect(over.body.error).toBe('Uploaded files exceed the total limit of 2048 bytes')
+    expect(await isEmpty(dir)).toBe(true)
+  })
+
   it('answers 413 early for a large file over the limit and keeps serving', async () => {
     const dir = await freshDir()
     const { port } = await serve({ uploadDir: dir, limits: { fileSize: 1024 } })
