@@ -8,10 +8,11 @@ import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
-import { join, parse, resolve } from 'node:path'
+import { isAbsolute, join, parse, relative, resolve } from 'node:path'
 import {
   ENTRY_FILE,
   ENTRY_TYPES_FILE,
+  GENERATED_MARK,
   GENERATION_PREFIX,
   ROUTES_ENTRY_FILE,
   MANIFEST_FILE,
@@ -32,6 +33,36 @@ export interface WriteResult {
 /** Publishes a build into `dir`. */
 export async function writeCache(dir: string, build: BuildOutput): Promise<WriteResult> {
   const root = assertSafeDir(dir)
+  try {
+    return await publish(root, build)
+  } catch (error) {
+    throw userFacing(error, root)
+  }
+}
+
+// File-system failures a user can mend (a file where the folder should be, no permission, a
+// read-only or full disk): said as such, not as a bug in fw.
+const CAUSES: Record<string, string> = {
+  EEXIST: 'a file is in the way of the folder',
+  ENOTDIR: 'a file is in the way of the folder',
+  EISDIR: 'a folder is in the way of a file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'the disk is full',
+}
+
+function userFacing(error: unknown, root: string): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code
+  const cause = code === undefined ? undefined : CAUSES[code]
+  if (cause === undefined) return error
+  return new FwError('FW_CACHE_WRITE', `Cannot write the route cache to "${root}": ${cause} (${code})`, {
+    hint: 'Point --cache at a folder fw can create and write, such as .fw/cache.',
+    cause: error,
+  })
+}
+
+async function publish(root: string, build: BuildOutput): Promise<WriteResult> {
   await mkdir(root, { recursive: true })
   const previous = await readManifest(root)
   if (previous === null) await assertOnlyOurs(root)
@@ -61,13 +92,24 @@ export async function writeCache(dir: string, build: BuildOutput): Promise<Write
   return { written: true, manifest: build.manifest }
 }
 
-/** Removes what build wrote in `dir`; returns the removed names (empty when there was nothing). */
+/**
+ * Removes what build wrote in `dir`; returns the removed names (empty when there was nothing).
+ * Only a folder whose manifest is fw's counts as a cache, and in it only what build names so:
+ * the manifest, entry files that start with fw's banner, and generation folders named as build
+ * names them. Anything else there (a user's router.mjs, a folder called generation-old) stays.
+ */
 export async function clearCache(dir: string): Promise<string[]> {
   const root = assertSafeDir(dir)
   if (!existsSync(join(root, MANIFEST_FILE))) return []
-  const ours = (await readdir(root)).filter(isOurs)
+  if (!isManifest(await readManifest(root))) {
+    throw new FwError('FW_CACHE_UNSAFE_DIR', `"${join(root, MANIFEST_FILE)}" is not a manifest fw wrote`, {
+      hint: 'Point --cache at the folder `fw route:cache build` wrote, such as .fw/cache; nothing was removed.',
+    })
+  }
+  const ours: string[] = []
+  for (const name of await readdir(root)) if (name !== MANIFEST_FILE && (await wroteIt(root, name))) ours.push(name)
   // The manifest goes first, so an interrupted clear leaves no cache that looks complete.
-  const ordered = [MANIFEST_FILE, ...ours.filter((n) => n !== MANIFEST_FILE)]
+  const ordered = [MANIFEST_FILE, ...ours]
   for (const name of ordered) await rm(join(root, name), { recursive: true, force: true })
   if ((await readdir(root)).length === 0) await rmdir(root)
   return ordered
@@ -81,21 +123,31 @@ export async function readManifest(root: string): Promise<Manifest | null> {
   }
 }
 
-/** Refuses '', '/', '.', '..', a filesystem root, the home directory and the working directory. */
+/**
+ * Refuses '', '/', '.', '..', and any folder that holds the working directory or the home
+ * directory (`../.`, `a/..` or an absolute path to a parent are '..' too): clearing one of those
+ * would reach beyond the cache.
+ */
 export function assertSafeDir(dir: string): string {
   const trimmed = dir.trim()
   const root = resolve(trimmed)
   const dangerous =
     ['', '.', '..', '/'].includes(trimmed.replace(/\/+$/, '') || '/') ||
     root === parse(root).root ||
-    root === homedir() ||
-    root === process.cwd()
+    holds(root, homedir()) ||
+    holds(root, process.cwd())
   if (dangerous) {
     throw new FwError('FW_CACHE_UNSAFE_DIR', `Refusing to use "${dir}" as the route cache directory`, {
       hint: 'Point --cache at a folder of its own, such as .fw/cache.',
     })
   }
   return root
+}
+
+/** Whether `folder` is `inner` or one of its ancestors. */
+function holds(folder: string, inner: string): boolean {
+  const path = relative(folder, inner)
+  return path === '' || (!path.startsWith('..') && !isAbsolute(path))
 }
 
 async function assertOnlyOurs(root: string): Promise<void> {
@@ -107,15 +159,37 @@ async function assertOnlyOurs(root: string): Promise<void> {
   }
 }
 
+// What build names: generation-<ms>-<8 hex> (build.ts), .tmp-<12 hex> while a generation is
+// written, and <entry>.tmp-<12 hex> while an entry file is (writeAtomic).
+const GENERATION_NAME = /^generation-\d+-[0-9a-f]{8}$/
+const TMP_NAME = /^\.tmp-[0-9a-f]{12}$/
+const ENTRY_TMP_NAME = /^(router\.mjs|router\.d\.mts|routes\.mjs|manifest\.json)\.tmp-[0-9a-f]{12}$/
+const ENTRY_FILES = [ENTRY_FILE, ENTRY_TYPES_FILE, ROUTES_ENTRY_FILE]
+
+/** Whether build could have written an entry named `name` (what a fresh build may sit beside). */
 function isOurs(name: string): boolean {
+  return name === MANIFEST_FILE || ENTRY_FILES.includes(name) || GENERATION_NAME.test(name) || TMP_NAME.test(name) || ENTRY_TMP_NAME.test(name)
+}
+
+/** Whether build wrote `name` in `root`: its name, and for an entry file its banner, say so. */
+async function wroteIt(root: string, name: string): Promise<boolean> {
+  if (!isOurs(name)) return false
+  if (!ENTRY_FILES.includes(name)) return true
+  const text = await readFile(join(root, name), 'utf8').catch(() => '')
+  return text.startsWith(GENERATED_MARK)
+}
+
+/** Whether `value` has the shape of the manifest build writes. */
+function isManifest(value: unknown): value is Manifest {
+  const m = value as Partial<Manifest> | null
   return (
-    name === MANIFEST_FILE ||
-    name === ENTRY_FILE ||
-    name === ENTRY_TYPES_FILE ||
-    name === ROUTES_ENTRY_FILE ||
-    name.startsWith(GENERATION_PREFIX) ||
-    name.startsWith(TMP_PREFIX) ||
-    /^(router\.mjs|router\.d\.mts|routes\.mjs|manifest\.json)\.tmp-[0-9a-f]+$/.test(name)
+    typeof m === 'object' &&
+    m !== null &&
+    typeof m.formatVersion === 'number' &&
+    typeof m.generation === 'string' &&
+    GENERATION_NAME.test(m.generation) &&
+    typeof m.fingerprint === 'string' &&
+    Array.isArray(m.shards)
   )
 }
 
@@ -127,7 +201,7 @@ async function writeAtomic(file: string, text: string): Promise<void> {
 
 async function pruneGenerations(root: string, current: string): Promise<void> {
   const generations = (await readdir(root))
-    .filter((n) => n.startsWith(GENERATION_PREFIX) && n !== current)
+    .filter((n) => GENERATION_NAME.test(n) && n !== current)
     .sort(byBuildTime)
     .reverse()
   for (const old of generations.slice(KEEP_GENERATIONS - 1)) {

@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   FW_CACHE_MISSING: 'The route cache has not been built',
   FW_CACHE_STALE: 'The route cache was built from other routes or by another version',
   FW_CACHE_UNSAFE_DIR: 'The cache directory is not a safe place to write or delete',
+  FW_CACHE_WRITE: 'The cache directory cannot be created or written',
   FW_URL_UNKNOWN_ROUTE: 'urlFor was given an unknown route name',
   FW_URL_PARAM: 'urlFor was given a missing, unknown or invalid parameter',
   FW_SERVE_PORT: 'The port to serve on is already in use',

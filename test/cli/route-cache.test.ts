@@ -283,6 +283,48 @@ describe('fw route:cache clear', () => {
     expect(list(dir)).toEqual([])
   })
 
+  it('refuses a folder whose manifest.json fw did not write, and removes nothing', async () => {
+    const dir = makeProject({ 'site/manifest.json': '{"hello":1}', 'site/router.mjs': 'my own' })
+    const { code, stdout, stderr } = await runFw(['route:cache', 'clear', '--cache', 'site'], {
+      cwd: dir,
+    })
+    expect(code).toBe(1)
+    expect(stdout).toBe('')
+    expect(lines(stderr)[0]).toMatch(/^error ".*manifest\.json" is not a manifest fw wrote \[FW_CACHE_UNSAFE_DIR\]$/)
+    expect(lines(stderr)[1]).toMatch(/^ {2}hint: .*nothing was removed/)
+    expect(list(join(dir, 'site'))).toEqual(['manifest.json', 'router.mjs'])
+  })
+
+  it('keeps entries that only look like what build writes: generation-* of the user, a foreign router.mjs', async () => {
+    const dir = makeProject({ 'routes.mjs': plainRoutes('/') })
+    const build = ['route:cache', 'build', '--routes', 'routes.mjs', '--cache', 'cache']
+    expect((await runFw(build, { cwd: dir })).code).toBe(0)
+    writeFiles(dir, {
+      'cache/generation-old/notes.txt': 'mine',
+      'cache/generation-x.txt': 'mine too',
+      'cache/routes.mjs': '// my own routes, not a build',
+    })
+
+    const { code, stdout } = await runFw(['route:cache', 'clear', '--cache', 'cache'], { cwd: dir })
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/cleared cache \(4 entries removed\)/)
+    expect(list(join(dir, 'cache'))).toEqual(['generation-old', 'generation-x.txt', 'routes.mjs'])
+    expect(readFileSync(join(dir, 'cache', 'generation-old', 'notes.txt'), 'utf8')).toBe('mine')
+  })
+
+  it.each(['../.', '../sub/..', 'ABSOLUTE_PARENT'])('refuses --cache %j, a folder that holds the working directory', async (given) => {
+    const dir = makeProject({ 'manifest.json': '{}', 'sub/keep.txt': 'mine' })
+    const target = given === 'ABSOLUTE_PARENT' ? dir : given
+    const { code, stderr } = await runFw(['route:cache', 'clear', '--cache', target], {
+      cwd: join(dir, 'sub'),
+    })
+    expect(code).toBe(1)
+    expect(lines(stderr)[0]).toBe(
+      `error Refusing to use "${target}" as the route cache directory [FW_CACHE_UNSAFE_DIR]`,
+    )
+    expect(list(dir)).toEqual(['manifest.json', 'sub'])
+  })
+
   it.each(['/', '.', '..', ''])('refuses --cache %j with exit 1', async (target) => {
     const dir = makeProject({ 'keep.txt': 'mine' })
     const { code, stdout, stderr } = await runFw(['route:cache', 'clear', '--cache', target], {
