@@ -2,7 +2,7 @@
  * Loads a routes file for the compiler: imports it (see import-module.ts) and runs its default
  * export against a registrar that records where each route was registered.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { dirname, relative, resolve } from 'node:path'
 import { Registrar } from '../define/registrar.js'
 import { displayPath } from '../define/location.js'
@@ -30,6 +30,11 @@ export async function loadRoutesFile(routesFile: string): Promise<LoadedRoutes> 
   if (!existsSync(file)) {
     throw new FwError('FW_ROUTES_NOT_FOUND', `Routes file ${displayPath(file)} does not exist`, {
       hint: 'Pass --routes FILE, or create routes.ts (fw init scaffolds one).',
+    })
+  }
+  if (statSync(file).isDirectory()) {
+    throw new FwError('FW_ROUTES_NOT_FOUND', `${displayPath(file) || '.'} is a folder, not a routes file`, {
+      hint: 'Pass --routes FILE with the file itself, e.g. --routes routes.ts.',
     })
   }
   let imported
