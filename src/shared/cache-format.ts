@@ -1,7 +1,7 @@
 /** The layout of the generated cache, shared by the writer (compiler) and the reader (runtime). */
 
 /** Bumped whenever generated code or the manifest changes shape; a mismatch forces a rebuild. */
-export const CACHE_FORMAT_VERSION = 1
+export const CACHE_FORMAT_VERSION = 2
 
 export const MANIFEST_FILE = 'manifest.json'
 export const ENTRY_FILE = 'router.mjs'

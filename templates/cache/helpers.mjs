@@ -222,17 +222,45 @@ function invalid(routeName, name, problem) {
   return new UrlGenerationError('FW_URL_PARAM', `urlFor("${routeName}"): parameter "${name}" ${problem}`)
 }
 
-/** Builds `?a=1&b=2&b=3` from an object; null and undefined values are left out. */
+/**
+ * Builds `?a=1&b%5B0%5D=2&c%5Bd%5D=3` from an object: arrays and plain objects as PHP-style
+ * bracketed keys, since fw's query parser keeps only the last value of a repeated plain key.
+ * null and undefined values are left out; other values are written as strings.
+ */
 export function queryString(query) {
   let out = ''
-  for (const key of Object.keys(query)) {
-    const value = query[key]
-    for (const item of Array.isArray(value) ? value : [value]) {
-      if (item === undefined || item === null) continue
-      out += (out === '' ? '?' : '&') + encodeURIComponent(key) + '=' + encodeURIComponent(String(item))
-    }
-  }
+  for (const key of Object.keys(query)) out = appendPairs(out, encodeURIComponent(key), query[key])
   return out
+}
+
+// `prefix` is the key already encoded; brackets go in as %5B/%5D, which the parser decodes
+// before it splits the key. Lists are renumbered past left-out items (unlike PHP), so they read
+// back as lists rather than as objects with gaps.
+function appendPairs(out, prefix, value) {
+  if (value === undefined || value === null) return out
+  if (Array.isArray(value)) {
+    let index = 0
+    for (const item of value) {
+      const next = appendPairs(out, `${prefix}%5B${index}%5D`, item)
+      if (next !== out) index++
+      out = next
+    }
+    return out
+  }
+  if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) {
+      out = appendPairs(out, `${prefix}%5B${encodeURIComponent(key)}%5D`, value[key])
+    }
+    return out
+  }
+  return out + (out === '' ? '?' : '&') + prefix + '=' + encodeURIComponent(String(value))
+}
+
+// Dates, URLs and class instances are values (written with String()), not containers.
+function isPlainObject(value) {
+  if (typeof value !== 'object') return false
+  const proto = Object.getPrototypeOf(value)
+  return proto === null || proto === Object.prototype
 }
 
 /** urlFor over the table of names: `names[name] = [hostParts | null, pathParts]`. */

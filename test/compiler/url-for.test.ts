@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Registrar } from '../../src/define/registrar.js'
+import { FwRequest } from '../../src/runtime/request/request.js'
 import { cleanupTempDirs, compileRoutes, noop, type CompiledModule } from '../support/compile.js'
 
 afterAll(() => cleanupTempDirs())
@@ -147,16 +148,43 @@ describe('query strings', () => {
     )
   })
 
-  it('repeats the key for each item of an array', () => {
-    expect(m.urlFor('team', {}, { tag: ['x', 'y z'], n: 1 })).toBe(
-      '/about/team?tag=x&tag=y%20z&n=1',
+  it('writes arrays and nested objects with bracketed keys, as PHP http_build_query', () => {
+    expect(m.urlFor('team', {}, { tag: ['x', 'y z'], f: { a: { b: 1 } }, n: 1 })).toBe(
+      '/about/team?tag%5B0%5D=x&tag%5B1%5D=y%20z&f%5Ba%5D%5Bb%5D=1&n=1',
     )
   })
 
-  it('skips null and undefined values, also inside arrays', () => {
-    expect(m.urlFor('team', {}, { a: null, b: undefined, c: 'kept', d: [null, 'x'] })).toBe(
-      '/about/team?c=kept&d=x',
-    )
+  it('skips null and undefined values, also inside arrays and objects (lists stay dense)', () => {
+    expect(
+      m.urlFor(
+        'team',
+        {},
+        { a: null, b: undefined, c: 'kept', d: [null, 'x', [], 'y'], e: { z: null } },
+      ),
+    ).toBe('/about/team?c=kept&d%5B0%5D=x&d%5B1%5D=y')
+  })
+
+  // Regression: arrays were written `tag=x&tag=y`, which fw's parser reads as 'y' (the last one
+  // wins), and nested objects as `%5Bobject%20Object%5D`.
+  it("round-trips arrays, nested objects and plain values through fw's query parser", () => {
+    const query = {
+      tags: ['a', 'b c', 'd&e'],
+      filter: { status: 'open', range: { from: 1, to: 2 }, ids: [3, 4] },
+      list: [{ id: 1 }, { id: 2 }],
+      flag: true,
+      page: 2,
+    }
+    const request = FwRequest.create({ uri: m.urlFor('team', {}, query) })
+    const expected = {
+      tags: ['a', 'b c', 'd&e'],
+      filter: { status: 'open', range: { from: '1', to: '2' }, ids: ['3', '4'] },
+      list: [{ id: '1' }, { id: '2' }],
+      flag: 'true',
+      page: '2',
+    }
+    expect(request.getQueryParams()).toEqual(expected)
+    expect(request.query('tags')).toEqual(['a', 'b c', 'd&e'])
+    expect(request.query('filter.range.to')).toBe('2')
   })
 
   it('encodes keys', () => {
