@@ -1,7 +1,7 @@
 /**
  * Signed URLs. `_sig` is the hex HMAC-SHA256 of the path and the key-sorted, RFC 3986-encoded
- * query without `_sig` (so `_exp` is signed too); payloadMode `absolute` prefixes
- * `scheme://host[:port]`. One key signs; every configured key verifies (rotation).
+ * query without `_sig` (so `_exp` is signed too): `path?query`, or the path alone when that query
+ * is empty (as Laravel's rtrim of '?'); payloadMode `absolute` prefixes `scheme://host[:port]`. One key signs; every configured key verifies (rotation).
  * Verification order (DESIGN.md): missing `_sig` 400, malformed `_exp` 400, no key matches 403,
  * expired 410.
  */
@@ -17,6 +17,8 @@ export interface UrlSignerOptions {
   keys: readonly string[]
   urlFor: UrlFor
   now?: () => number
+  /** What signing binds to when a call gives no payloadMode; default 'relative'. */
+  payloadMode?: PayloadMode
 }
 
 /**
@@ -28,6 +30,7 @@ export class UrlSigner {
   readonly #keys: readonly string[]
   readonly #urlFor: UrlFor
   readonly #now: () => number
+  readonly #mode: PayloadMode
 
   constructor(options: UrlSignerOptions) {
     if (options.keys.length === 0 || options.keys.some((k) => k.length === 0)) {
@@ -36,12 +39,13 @@ export class UrlSigner {
     this.#keys = options.keys
     this.#urlFor = options.urlFor
     this.#now = options.now ?? (() => Math.floor(Date.now() / 1000))
+    this.#mode = checkMode(options.payloadMode ?? 'relative')
   }
 
   /** A signed URL; with `ttl` (seconds) it expires. */
   signedUrlFor(name: string, params: Record<string, unknown> = {}, query: Record<string, unknown> = {}, ttl: number | null = null, absolute = false, payloadMode: PayloadMode | null = null): string {
     const expires = ttl === null ? null : this.#now() + ttl
-    return this.#sign(name, params, query, expires, absolute, payloadMode ?? 'relative')
+    return this.#sign(name, params, query, expires, absolute, payloadMode)
   }
 
   /** A signed URL that expires `ttl` seconds from now (ttl required). */
@@ -53,7 +57,7 @@ export class UrlSigner {
   /** A signed URL valid until `expiresAt` (a Date or Unix seconds). */
   temporaryUrlUntil(name: string, expiresAt: Date | number, params: Record<string, unknown> = {}, query: Record<string, unknown> = {}, absolute = false, payloadMode: PayloadMode | null = null): string {
     const expires = expiresAt instanceof Date ? Math.floor(expiresAt.getTime() / 1000) : Math.floor(expiresAt)
-    return this.#sign(name, params, query, expires, absolute, payloadMode ?? 'relative')
+    return this.#sign(name, params, query, expires, absolute, payloadMode)
   }
 
   /** Throws the HttpError DESIGN.md decides when `request`'s signature does not hold. */
@@ -67,8 +71,8 @@ export class UrlSigner {
     }
     const canonical = canonicalQuery(pairs.filter(([k]) => k !== '_sig'))
     const payloads = [
-      `${request.getPath()}?${canonical}`,
-      `${request.getSchemeAndHttpHost()}${request.getPath()}?${canonical}`,
+      payloadOf(request.getPath(), canonical),
+      payloadOf(`${request.getSchemeAndHttpHost()}${request.getPath()}`, canonical),
     ]
     // A signature that is not 64 hex digits (either case) matches no key: 403 like any wrong one.
     const text = sig[0]![1]
@@ -78,7 +82,8 @@ export class UrlSigner {
     if (exp.length === 1 && Number(exp[0]![1]) < this.#now()) throw gone('This link has expired')
   }
 
-  #sign(name: string, params: Record<string, unknown>, query: Record<string, unknown>, expires: number | null, absolute: boolean, mode: PayloadMode): string {
+  #sign(name: string, params: Record<string, unknown>, query: Record<string, unknown>, expires: number | null, absolute: boolean, payloadMode: PayloadMode | null): string {
+    const mode = payloadMode === null ? this.#mode : checkMode(payloadMode)
     if (Object.hasOwn(query, '_sig') || Object.hasOwn(query, '_exp')) {
       throw new TypeError('_sig and _exp are reserved for signed URLs')
     }
@@ -86,11 +91,26 @@ export class UrlSigner {
     const full = this.#urlFor(name, params, withExpiry, true)
     const url = new URL(full)
     const pairs = parsePairs(url.search.slice(1))
-    const payload = `${mode === 'absolute' ? url.origin : ''}${url.pathname}?${canonicalQuery(pairs)}`
+    const origin = mode === 'absolute' ? url.origin : ''
+    const payload = payloadOf(`${origin}${url.pathname}`, canonicalQuery(pairs))
     const signature = hmac(this.#keys[0]!, payload).toString('hex')
     const signed = `${url.pathname}${url.search}${url.search ? '&' : '?'}_sig=${signature}`
     return absolute ? `${url.origin}${signed}` : signed
   }
+}
+
+// A typo such as 'Absolute' would otherwise sign as 'relative' without a word.
+function checkMode(mode: string): PayloadMode {
+  if (mode !== 'relative' && mode !== 'absolute') {
+    const got = JSON.stringify(mode)
+    throw new RangeError(`payloadMode must be 'relative' or 'absolute', got ${got}`)
+  }
+  return mode
+}
+
+/** What the HMAC covers: no '?' when nothing but `_sig` was in the query. */
+function payloadOf(prefix: string, canonical: string): string {
+  return canonical === '' ? prefix : `${prefix}?${canonical}`
 }
 
 function hmac(key: string, payload: string): Buffer {

@@ -9,7 +9,7 @@ import { signedUrlFor, temporaryUrlFor, temporaryUrlUntil } from '../../../src/r
 import { HttpError } from '../../../src/runtime/http-error.js'
 import type { Kernel } from '../../../src/runtime/kernel.js'
 import { FwRequest } from '../../../src/runtime/request/request.js'
-import { UrlSigner } from '../../../src/runtime/signed-url.js'
+import { UrlSigner, type PayloadMode } from '../../../src/runtime/signed-url.js'
 import { bootKernel, call, cleanupTempDirs, jsonOf, type Register } from './support.js'
 
 afterAll(cleanupTempDirs)
@@ -76,6 +76,85 @@ describe('signing', () => {
     expect(() => signer(['k1']).temporaryUrlFor('files.show', { id: 1 }, {}, 0)).toThrow(RangeError)
     expect(() => signer([])).toThrow()
     expect(() => signer([''])).toThrow()
+  })
+})
+
+describe('regressions', () => {
+  const sign = (key: string, payload: string): string =>
+    createHmac('sha256', key).update(payload).digest('hex')
+
+  // Arrays were signed as `tags=a&tags=b`, which the request reads back as 'b'.
+  it('carries arrays and nested objects in bracketed keys that the request reads back, and still verifies', async () => {
+    const s = signer(['k1'])
+    const query = {
+      tags: ['a', 'b c'],
+      filter: { range: { from: 1, to: 2 }, ids: [3, 4] },
+      page: 2,
+    }
+    const url = s.signedUrlFor('files.show', { id: 7 }, query, 60)
+    const request = FwRequest.create({ uri: url })
+    expect(request.getQueryParams()).toEqual({
+      tags: ['a', 'b c'],
+      filter: { range: { from: '1', to: '2' }, ids: ['3', '4'] },
+      page: '2',
+      _exp: String(clock + 60),
+      _sig: expect.stringMatching(/^[0-9a-f]{64}$/),
+    })
+    expect(verdict(s, url)).toBe(200)
+    expect(verdict(s, url.replace('b%20c', 'b%20d'))).toBe(403)
+    expect(verdict(s, url.replace('%5Bfrom%5D=1', '%5Bfrom%5D=9'))).toBe(403)
+    // Literal brackets are the same key to the parser, so they verify too.
+    expect(verdict(s, url.replaceAll('%5B', '[').replaceAll('%5D', ']'))).toBe(200)
+    const kernelUrl = kernel.signer.signedUrlFor('files.show', { id: 7 }, query)
+    expect((await call(kernel, kernelUrl)).status).toBe(200)
+  })
+
+  // The payload of a URL without a query was `path?`; DESIGN.md (and Laravel) sign the path alone.
+  it('signs the path alone when the query is empty', async () => {
+    const s = signer(['k1'])
+    const url = s.signedUrlFor('files.show', { id: 7 })
+    expect(url).toBe(`/files/7?_sig=${sign('k1', '/files/7')}`)
+    expect(verdict(s, url)).toBe(200)
+    expect(verdict(s, `/files/7?_sig=${sign('k1', '/files/7?')}`)).toBe(403)
+    const kernelUrl = kernel.signer.signedUrlFor('files.show', { id: 7 })
+    expect(kernelUrl).toBe(`/files/7?_sig=${sign('current-key', '/files/7')}`)
+    expect((await call(kernel, kernelUrl)).status).toBe(200)
+  })
+
+  it("signs scheme, host and path alone in payloadMode 'absolute' when the query is empty", () => {
+    const s = signer(['k1'])
+    const url = s.signedUrlFor('files.show', { id: 7 }, {}, null, false, 'absolute')
+    expect(url).toBe(`/files/7?_sig=${sign('k1', 'http://localhost/files/7')}`)
+    expect(verdict(s, url, 'localhost')).toBe(200)
+  })
+
+  // Any other string used to sign silently as 'relative'.
+  it('refuses a payloadMode other than relative or absolute', () => {
+    const bad = 'Absolute' as PayloadMode
+    expect(
+      () => new UrlSigner({ keys: ['k1'], urlFor: kernel.router.urlFor, payloadMode: bad }),
+    ).toThrow(/payloadMode must be 'relative' or 'absolute', got "Absolute"/)
+    const s = signer(['k1'])
+    expect(() => s.signedUrlFor('files.show', { id: 1 }, {}, null, false, bad)).toThrow(RangeError)
+    expect(() => s.temporaryUrlFor('files.show', { id: 1 }, {}, 60, false, bad)).toThrow(RangeError)
+    expect(() => s.temporaryUrlUntil('files.show', clock + 60, { id: 1 }, {}, false, bad)).toThrow(
+      RangeError,
+    )
+  })
+
+  it("uses the signer's configured payloadMode unless a call gives one", () => {
+    const absolute = new UrlSigner({
+      keys: ['k1'],
+      urlFor: kernel.router.urlFor,
+      now,
+      payloadMode: 'absolute',
+    })
+    expect(absolute.signedUrlFor('files.show', { id: 7 })).toBe(
+      `/files/7?_sig=${sign('k1', 'http://localhost/files/7')}`,
+    )
+    expect(absolute.signedUrlFor('files.show', { id: 7 }, {}, null, false, 'relative')).toBe(
+      `/files/7?_sig=${sign('k1', '/files/7')}`,
+    )
   })
 })
 
