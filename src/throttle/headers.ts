@@ -3,7 +3,8 @@
  * `standardHeaders: true` (or 'draft-6', the default) also `RateLimit-Limit/-Remaining/-Reset`; with
  * 'draft-8' the IETF draft's structured `RateLimit-Policy` and `RateLimit` fields instead, one
  * list member per stacked limit (draft-ietf-httpapi-ratelimit-headers-08..10).
- * `X-RateLimit-Reset` is Unix seconds; `Retry-After` and the standard resets are seconds from now.
+ * `X-RateLimit-Reset` is Unix seconds; `Retry-After` and the standard resets are seconds from now;
+ * all of one response name the same instant (see `decide`).
  */
 import type { HeaderMap } from '../runtime/http-error.js'
 import type { ThrottleDecision, ThrottleRule } from './limiter.js'

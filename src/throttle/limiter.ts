@@ -35,11 +35,14 @@ export interface ThrottleDecision {
   limit: number
   /** Requests still allowed in the current window after this one (0 on deny). */
   remaining: number
-  /** Unix time (seconds, rounded up) when every slot is free again. */
+  /** Unix second of the reset instant: `floor(now)` + `resetAfterSeconds` (X-RateLimit-Reset). */
   resetSeconds: number
-  /** Seconds from now until `resetSeconds`, at least 1 (for `RateLimit-Reset`). */
+  /**
+   * Seconds from now (rounded up, at least 1) until the reset: on a refusal, when the next slot
+   * frees; when allowed, when every slot is free again (RateLimit-Reset).
+   */
   resetAfterSeconds: number
-  /** Seconds until a retry can succeed; at least 1 on deny, 0 when allowed. */
+  /** Seconds until a retry can succeed: `resetAfterSeconds` on deny, 0 when allowed. */
   retryAfterSeconds: number
   /** The admission's timestamp, to give the slot back (see `ThrottleStore.release`). */
   stamp: number
@@ -144,14 +147,19 @@ export function decide(
   remaining: number,
   stamp: number,
 ): ThrottleDecision {
-  const resetAt = newest + rule.windowMs
+  // A 429's three headers must name one instant, and the only useful one is when a retry
+  // succeeds (the oldest admission leaving), not when the whole log drains. The Unix second is
+  // derived from the relative count, not rounded on its own: ceil(reset) and ceil(reset - now)
+  // round different fractions and drifted a second apart whenever `now` was not on a second.
+  const resetAt = (allowed ? newest : oldest) + rule.windowMs
+  const after = Math.max(1, Math.ceil((resetAt - now) / 1000))
   return {
     allowed,
     limit: rule.max,
     remaining,
-    resetSeconds: Math.ceil(resetAt / 1000),
-    resetAfterSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)),
-    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((oldest + rule.windowMs - now) / 1000)),
+    resetSeconds: Math.floor(now / 1000) + after,
+    resetAfterSeconds: after,
+    retryAfterSeconds: allowed ? 0 : after,
     stamp,
   }
 }

@@ -4,6 +4,7 @@
  * The versioning block of routes.example.ts, as DESIGN.md specifies it.
  */
 import { afterAll, describe, expect, it } from 'vitest'
+import { MemoryStore } from '../../src/throttle/memory-store.js'
 import { cleanupProjects } from '../support/project.js'
 import { bootApp, burst, call, countOf } from './support.js'
 
@@ -45,6 +46,32 @@ describe('the example app under throttle', () => {
       '60',
       '54',
     ])
+  })
+
+  it('gives one reset instant in Retry-After, RateLimit-Reset and X-RateLimit-Reset when requests span seconds', async () => {
+    // The audit's sequence on a fake clock: one request, 4 s later five more, then one more.
+    // Fractional seconds on purpose: the headers used to agree only within one second.
+    let now = 1_700_000_000_300
+    const { kernel } = await bootApp(EXAMPLE_API, { store: new MemoryStore({ clock: () => now }) })
+    expect((await call(kernel, '/api/v1/limited')).status).toBe(200)
+    now += 4_100
+    const statuses = []
+    for (let i = 0; i < 5; i++) statuses.push((await call(kernel, '/api/v1/limited')).status)
+    expect(statuses).toEqual([200, 200, 200, 200, 429])
+    const refused = await call(kernel, '/api/v1/limited')
+    expect(refused.status).toBe(429)
+    // The first admission (at .300) frees the route's slot 55.9 s from now: 56 everywhere.
+    expect(refused.header('retry-after')).toBe('56')
+    expect(refused.header('ratelimit-reset')).toBe('56')
+    expect(refused.header('x-ratelimit-reset')).toBe(String(Math.floor(now / 1000) + 56))
+    expect(refused.header('x-ratelimit-limit')).toBe('5')
+
+    // A served response: both resets name the instant its tightest limit is whole again.
+    now += 500
+    const served = await call(kernel, '/api/v1/users/1')
+    expect(served.status).toBe(200)
+    expect(served.header('ratelimit-reset')).toBe('60')
+    expect(served.header('x-ratelimit-reset')).toBe(String(Math.floor(now / 1000) + 60))
   })
 
   it('shares the 60 per minute of /api/v1 between its routes', async () => {

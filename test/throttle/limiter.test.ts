@@ -44,19 +44,31 @@ describe('SlidingWindowLog (throttle:5,60)', () => {
     expect(log.take(T0 + 60_000, FIVE_PER_MINUTE).allowed).toBe(true)
   })
 
-  it('reports reset as Unix seconds of the full reset and Retry-After as seconds until a slot frees', () => {
+  it('reports the full reset when allowed, and the freeing of a slot as every reset of a refusal', () => {
     const log = new SlidingWindowLog()
     log.take(T0, FIVE_PER_MINUTE)
     for (let i = 0; i < 3; i++) log.take(T0 + 20_000, FIVE_PER_MINUTE)
     const allowed = log.take(T0 + 20_000, FIVE_PER_MINUTE)
     expect(allowed).toMatchObject({ allowed: true, limit: 5, remaining: 0, retryAfterSeconds: 0 })
-    expect(allowed.resetSeconds).toBe(Math.ceil((T0 + 80_000) / 1000))
+    expect(allowed.resetSeconds).toBe((T0 + 80_000) / 1000)
     expect(allowed.resetAfterSeconds).toBe(60)
     const denied = log.take(T0 + 30_500, FIVE_PER_MINUTE)
     expect(denied).toMatchObject({ allowed: false, limit: 5, remaining: 0 })
-    expect(denied.retryAfterSeconds).toBe(30) // the t=0 admission leaves at 60 s: 29.5 s → 30
-    expect(denied.resetSeconds).toBe(Math.ceil((T0 + 80_000) / 1000))
-    expect(denied.resetAfterSeconds).toBe(50)
+    // The t=0 admission leaves at 60 s: 29.5 s → 30, the same instant in all three.
+    expect(denied.retryAfterSeconds).toBe(30)
+    expect(denied.resetAfterSeconds).toBe(30)
+    expect(denied.resetSeconds).toBe((T0 + 30_000) / 1000 + 30)
+  })
+
+  it('keeps the Unix reset equal to the current second plus the relative reset', () => {
+    const log = new SlidingWindowLog()
+    const at = T0 + 900
+    const allowed = log.take(at, { max: 1, windowMs: 60_000 })
+    expect(allowed.resetAfterSeconds).toBe(60)
+    expect(allowed.resetSeconds).toBe(T0 / 1000 + 60)
+    const denied = log.take(at + 200, { max: 1, windowMs: 60_000 }) // 59.8 s left → 60
+    expect([denied.retryAfterSeconds, denied.resetAfterSeconds]).toEqual([60, 60])
+    expect(denied.resetSeconds).toBe((T0 + 1_000) / 1000 + 60)
   })
 
   it('never answers Retry-After 0 on a refusal, even a millisecond before the slot frees', () => {
