@@ -3,7 +3,7 @@
  * once, and copies made before or after see the same result. `withBody`/`withParsedBody` put a
  * new slot (or a layer over the old one) on the copy.
  */
-import type { Readable } from 'node:stream'
+import { Readable } from 'node:stream'
 import type { BodyLimits } from '../types.js'
 import { bodyKind, contentBody, emptyBody, type BodyData, type BodyKind } from './content.js'
 import { parseMultipart } from './multipart.js'
@@ -129,7 +129,10 @@ function loadWire(wire: WireBody, accept: (data: BodyData) => void): Promise<voi
     return Promise.reject(error)
   }
   wire.askForBody?.()
-  const origin = wire.open()
+  // Multipart has no empty form (RFC 2046: at least one part, then the close delimiter), so a
+  // declared multipart body that never came goes through busboy like any other: it refuses the
+  // missing boundary or the missing end of form with the same 400 as a truncated upload.
+  const origin = wire.open() ?? (kind === 'multipart' ? Readable.from([]) : null)
   if (origin === null) {
     accept(emptyBody())
     return Promise.resolve()

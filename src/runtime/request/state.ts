@@ -9,7 +9,7 @@ import type { TLSSocket } from 'node:tls'
 import { Readable } from 'node:stream'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { BodySlot } from './body.js'
-import { emptyBody } from './content.js'
+import { bodyKind, emptyBody } from './content.js'
 import { parseCookies } from './cookies.js'
 import {
   firstOf,
@@ -85,8 +85,25 @@ export function nodeState(req: IncomingMessage, options: ResolvedOptions, before
     server: () => serverParams({ method, target, headers, peer, protocol: `HTTP/${req.httpVersion}`, time }),
     // Most requests carry no body: their slot is loaded (empty) from the start, so loadBody()
     // and cleanup() cost nothing on them.
-    body: hasBody(headers) ? wireSlot(headers, options, () => req, beforeBody) : NO_BODY,
+    body: nodeBody(req, method, headers, options, beforeBody),
   })
+}
+
+function nodeBody(
+  req: IncomingMessage,
+  method: string,
+  headers: HeaderBag,
+  options: ResolvedOptions,
+  beforeBody: (() => void) | undefined,
+): BodySlot {
+  if (hasBody(headers)) return wireSlot(headers, options, () => req, beforeBody)
+  // A multipart type with no body is a malformed form, not an empty one: the wire slot's loader
+  // answers it with the 400 of a missing closing boundary (see loadWire). GET and HEAD, most of
+  // the traffic, carry no form: they skip the Content-Type look-up (hot path).
+  if (method !== 'GET' && method !== 'HEAD' && bodyKind(firstOf(headers, 'content-type')) === 'multipart') {
+    return wireSlot(headers, options, () => null)
+  }
+  return NO_BODY
 }
 
 // A keep-alive connection carries many requests from one address: read it from the socket

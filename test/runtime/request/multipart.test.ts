@@ -81,6 +81,33 @@ describe('multipart over HTTP', () => {
     expect(await isEmpty(dir)).toBe(true)
   })
 
+  it('answers 400 for an empty body, which has no closing boundary, and keeps serving', async () => {
+    const dir = await freshDir()
+    const { port } = await serve({ uploadDir: dir })
+    const truncated = await send(port, {
+      headers: { 'content-type': MULTIPART_TYPE },
+      body: multipart([{ name: 'a', value: '1' }]).subarray(0, 20),
+    })
+    const empties: Record<string, string>[] = [
+      { 'content-type': MULTIPART_TYPE, 'content-length': '0' },
+      { 'content-type': MULTIPART_TYPE, 'transfer-encoding': 'chunked' },
+    ]
+    for (const headers of empties) {
+      const res = await send(port, { headers, body: '' })
+      expect(res.status).toBe(400)
+      // The same refusal as any other body that ends before its closing boundary.
+      expect(res.body.error).toBe(truncated.body.error)
+    }
+    const noBoundary = await send(port, {
+      headers: { 'content-type': 'multipart/form-data', 'content-length': '0' },
+      body: '',
+    })
+    expect(noBoundary.status).toBe(400)
+    expect(noBoundary.body.error).toMatch(/missing boundary/)
+    const next = await send(port, { headers: JSON_TYPE, body: '{"still":"alive"}' })
+    expect(next.body.input).toEqual({ still: 'alive' })
+  })
+
   it('answers 400 without a boundary parameter', async () => {
     const { port } = await serve({ uploadDir: await freshDir() })
     const body = multipart([{ name: 'a', value: '1' }])
