@@ -74,8 +74,11 @@ export function resolveScheme(headers: HeaderBag, peer: Peer, trusted: boolean):
  * 400 (RFC 9112 §3.2): guessing could route it to another tenant than a proxy in front saw.
  */
 export function resolveAuthority(headers: HeaderBag, peer: Peer, trusted: boolean, target: string): Authority {
+  // Host is checked even when the target or a proxy names the host instead: §3.2 refuses such a
+  // message outright, and a front end that read the other Host line may have routed it elsewhere.
+  const host = hostHeader(headers)
   const forwarded = trusted ? parseHost(lastForwarded(headers, 'x-forwarded-host')) : null
-  const authority = forwarded ?? targetAuthority(target) ?? hostHeader(headers) ?? localAuthority(peer)
+  const authority = forwarded ?? targetAuthority(target) ?? host ?? localAuthority(peer)
   const port = trusted ? parsePort(lastForwarded(headers, 'x-forwarded-port')) : null
   return port === null ? authority : { host: authority.host, port }
 }

@@ -11,6 +11,7 @@ import type { Invoker } from '../../../src/runtime/handlers.js'
 import { FwRequest } from '../../../src/runtime/request/request.js'
 import type { UploadedFile } from '../../../src/runtime/request/uploaded-file.js'
 import { FwResponse } from '../../../src/runtime/response.js'
+import { rawExchange } from '../../support/raw-http.js'
 import { bootKernel, call, captureLogger, cleanupTempDirs, jsonOf, serve, textOf } from './support.js'
 
 afterAll(cleanupTempDirs)
@@ -41,6 +42,36 @@ describe('handler arguments', () => {
     // A static path still passes its domain parameter; a route without placeholders passes none.
     expect(await jsonOf(await call(kernel, { uri: 'http://acme.example.com/dashboard' }))).toEqual({ params: ['acme'] })
     expect(await jsonOf(await call(kernel, { uri: 'http://other.test/health' }))).toEqual({ params: [] })
+  })
+
+  it('refuses two Host lines with 400 on domain and plain routes, whatever else names the host (RFC 9112 3.2)', async () => {
+    const kernel = await bootKernel((r) => {
+      r.group({ domain: '{account}.localhost' }, (r) => {
+        r.get('/whoami', (_request: FwRequest, account: string) => ({ account }))
+      })
+      r.get('/plain', () => ({ plain: true }))
+    })
+    const server = await serve(kernel)
+    const exchange = async (lines: string[]) => {
+      const reply = await rawExchange(server.port, [...lines, 'Connection: close'])
+      return { status: Number(reply.slice(9, 12)), body: JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4)) }
+    }
+    try {
+      expect(await exchange(['GET /whoami HTTP/1.1', 'Host: acme.localhost'])).toEqual({ status: 200, body: { account: 'acme' } })
+      expect(await exchange(['GET http://acme.localhost/whoami HTTP/1.1', 'Host: acme.localhost'])).toEqual({ status: 200, body: { account: 'acme' } })
+      for (const target of ['/whoami', 'http://acme.localhost/whoami', '/plain', 'http://acme.localhost/plain']) {
+        for (const second of ['acme.localhost', 'evil.localhost']) {
+          const plainHosts = ['Host: acme.localhost', `Host: ${second}`]
+          // Loopback is a trusted proxy by default: its X-Forwarded-Host must not hide the second line either.
+          for (const extra of [[], ['X-Forwarded-Host: acme.localhost']]) {
+            const reply = await exchange([`GET ${target} HTTP/1.1`, ...plainHosts, ...extra])
+            expect({ target, second, extra, ...reply }).toMatchObject({ target, second, extra, status: 400, body: { error: 'More than one Host header' } })
+          }
+        }
+      }
+    } finally {
+      await server.close()
+    }
   })
 
   it('gives the handler the request with its route name and body loaded', async () => {

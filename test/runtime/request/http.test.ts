@@ -361,6 +361,9 @@ describe('headers over HTTP', () => {
       [['GET / HTTP/1.0', 'Host: acme.test:abc'], 'Invalid Host header'],
       [['GET / HTTP/1.0', 'Host: acme.test:70000'], 'Invalid Host header'],
       [['GET http://user@acme.test/ HTTP/1.0', 'Host: acme.test'], 'Invalid host in the request target'],
+      // The target or a trusted X-Forwarded-Host naming the host does not excuse a second Host line.
+      [['GET http://acme.test/ HTTP/1.0', 'Host: acme.test', 'Host: acme.test'], 'More than one Host header'],
+      [['GET / HTTP/1.0', 'Host: evil.test', 'Host: acme.test', 'X-Forwarded-Host: acme.test'], 'More than one Host header'],
     ]
     for (const [lines, error] of cases) {
       expect(statusAndBody(await rawExchange(port, lines))).toEqual({ status: 400, body: { error } })
