@@ -151,6 +151,17 @@ export class UrlGenerationError extends Error {
   }
 }
 
+/**
+ * What loading a file of this generation throws when it is missing or damaged (deleted or edited
+ * after the build): the cache no longer is what the manifest describes, so it says how to rebuild.
+ */
+export function cacheDamaged(file, cause) {
+  const why = cause?.code ?? cause?.message ?? String(cause)
+  const error = new Error(`The route cache is damaged: ${file} cannot be loaded (${why}); run \`fw route:cache build\` to rebuild it`, { cause })
+  error.code = 'FW_CACHE_STALE'
+  return error
+}
+
 let baseUrl = (globalThis.process?.env?.APP_URL ?? 'http://localhost').replace(/\/+$/, '')
 
 /** Sets the scheme://host[:port] that absolute URLs start with (default: $APP_URL or http://localhost). */

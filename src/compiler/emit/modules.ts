@@ -158,7 +158,7 @@ export function emitIndexModule(groups: readonly PlannedGroup[], fingerprint: st
     BANNER('Entry of one generation: match(), urlFor(), routes. Imported through ../router.mjs.'),
     `import { createRequire } from 'node:module'`,
     `import { ROUTES, route } from './__routes.mjs'`,
-    `import { EMPTY, buildUrl, normalizeHost, normalizePath } from './__helpers.mjs'`,
+    `import { EMPTY, buildUrl, cacheDamaged, normalizeHost, normalizePath } from './__helpers.mjs'`,
     '',
     `export { setBaseUrl, UrlGenerationError } from './__helpers.mjs'`,
     'export const routes = ROUTES',
@@ -169,6 +169,14 @@ export function emitIndexModule(groups: readonly PlannedGroup[], fingerprint: st
     '// Shards and names load on first use: require() of an ES module is synchronous on Node 20.19+,',
     '// so start-up reads only this file and the route table, whatever the number of routes.',
     'const require = createRequire(import.meta.url)',
+    '/** A file of this generation; one deleted or damaged since the build is named, with the fix. */',
+    'function part(file) {',
+    '  try {',
+    '    return require(file)',
+    '  } catch (error) {',
+    '    throw cacheDamaged(file, error)',
+    '  }',
+    '}',
     out.toString(),
   ].join('\n')
 }
@@ -185,7 +193,7 @@ const shardFn = (group: PlannedGroup, s: number, method: MethodKey): string =>
 function emitLoaders(out: CodeWriter, groups: readonly PlannedGroup[]): void {
   const all = groups.flatMap((group) => group.shards.map((shard, s) => ({ name: `${group.id}s${s}`, file: shard.file })))
   out.line(`let ${all.map((s) => `${s.name} = null`).join(', ')}`)
-  out.line("const shard = (file) => require(`./${file}.mjs`).bind(route)")
+  out.line("const shard = (file) => part(`./${file}.mjs`).bind(route)")
   out.line()
   out.line('/** Loads every shard now (optional: match() loads what it needs on first use). */')
   out.block('export function load() {', () => {
@@ -421,7 +429,7 @@ function emitMatch(out: CodeWriter, methods: HttpMethod[], { explicitHead, hasHo
   out.line('let NAMES = null')
   out.line('/** Builds the URL of a named route: urlFor(name, params?, query?, absolute?). */')
   out.block('export function urlFor(name, params = {}, query = {}, absolute = false) {', () => {
-    out.line("NAMES ??= require('./__names.mjs').NAMES")
+    out.line("NAMES ??= part('./__names.mjs').NAMES")
     out.line('return buildUrl(NAMES, name, params, query, absolute)')
   })
 }
