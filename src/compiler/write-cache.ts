@@ -126,7 +126,7 @@ export async function readManifest(root: string): Promise<Manifest | null> {
 /**
  * Refuses '', '/', '.', '..', and any folder that holds the working directory or the home
  * directory (`../.`, `a/..` or an absolute path to a parent are '..' too): clearing one of those
- * would reach beyond the cache.
+ * would reach beyond the cache. Also anything under /proc, /sys and /dev.
  */
 export function assertSafeDir(dir: string): string {
   const trimmed = dir.trim()
@@ -135,7 +135,8 @@ export function assertSafeDir(dir: string): string {
     ['', '.', '..', '/'].includes(trimmed.replace(/\/+$/, '') || '/') ||
     root === parse(root).root ||
     holds(root, homedir()) ||
-    holds(root, process.cwd())
+    holds(root, process.cwd()) ||
+    VIRTUAL_FS.test(root)
   if (dangerous) {
     throw new FwError('FW_CACHE_UNSAFE_DIR', `Refusing to use "${dir}" as the route cache directory`, {
       hint: 'Point --cache at a folder of its own, such as .fw/cache.',
@@ -143,6 +144,10 @@ export function assertSafeDir(dir: string): string {
   }
   return root
 }
+
+// Kernel file systems: nothing to write there, and Node 20's recursive mkdir under /proc spins
+// forever instead of failing.
+const VIRTUAL_FS = /^\/(proc|sys|dev)(\/|$)/
 
 /** Whether `folder` is `inner` or one of its ancestors. */
 function holds(folder: string, inner: string): boolean {

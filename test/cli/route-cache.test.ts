@@ -325,7 +325,7 @@ describe('fw route:cache clear', () => {
     expect(list(dir)).toEqual(['manifest.json', 'sub'])
   })
 
-  it.each(['/', '.', '..', ''])('refuses --cache %j with exit 1', async (target) => {
+  it.each(['/', '.', '..', '', '/proc/fw-cache'])('refuses --cache %j with exit 1', async (target) => {
     const dir = makeProject({ 'keep.txt': 'mine' })
     const { code, stdout, stderr } = await runFw(['route:cache', 'clear', '--cache', target], {
       cwd: dir,
@@ -354,6 +354,18 @@ describe('fw route:cache build safety', () => {
     )
     expect(lines(stderr)[1]).toMatch(/^ {2}hint: /)
     expect(list(join(dir, 'assets'))).toEqual(['logo.svg'])
+  })
+
+  it('refuses a --cache folder under /proc at once (Node 20 would spin creating it)', async () => {
+    const dir = makeProject({ 'routes.mjs': plainRoutes('/') })
+    const { code, stderr } = await runFw(
+      ['route:cache', 'build', '--routes', 'routes.mjs', '--cache', '/proc/fw-cache'],
+      { cwd: dir },
+    )
+    expect(code).toBe(1)
+    expect(lines(stderr)[0]).toBe(
+      'error Refusing to use "/proc/fw-cache" as the route cache directory [FW_CACHE_UNSAFE_DIR]',
+    )
   })
 
   it('rejects --matcher other', async () => {
