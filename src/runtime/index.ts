@@ -28,6 +28,7 @@ export { ERROR_HEADERS, renderError, type ErrorRenderer, type ErrorContext } fro
 export { UrlSigner, type PayloadMode } from './signed-url.js'
 export { urlFor, signedUrlFor, temporaryUrlFor, temporaryUrlUntil } from './app.js'
 export { TemplateViews, escapeHtml } from './views.js'
+export { safePath } from './safe-path.js'
 export { createLogger, silentLogger } from './logger.js'
 export { loadRouter, isCacheFresh } from './load-router.js'
 export type { CompiledRouter, MatchResult, RouteInfo } from './load-router.js'
