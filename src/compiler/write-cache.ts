@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
-import { isAbsolute, join, parse, relative, resolve } from 'node:path'
+import { isAbsolute, join, parse, relative, resolve, sep } from 'node:path'
 import {
   ENTRY_FILE,
   ENTRY_TYPES_FILE,
@@ -152,7 +152,7 @@ const VIRTUAL_FS = /^\/(proc|sys|dev)(\/|$)/
 /** Whether `folder` is `inner` or one of its ancestors. */
 function holds(folder: string, inner: string): boolean {
   const path = relative(folder, inner)
-  return path === '' || (!path.startsWith('..') && !isAbsolute(path))
+  return path === '' || (path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path))
 }
 
 async function assertOnlyOurs(root: string): Promise<void> {
