@@ -1,7 +1,8 @@
 /**
  * Signed URLs. `_sig` is the hex HMAC-SHA256 of the path and the key-sorted, RFC 3986-encoded
  * query without `_sig` (so `_exp` is signed too): `path?query`, or the path alone when that query
- * is empty (as Laravel's rtrim of '?'); payloadMode `absolute` prefixes `scheme://host[:port]`. One key signs; every configured key verifies (rotation).
+ * is empty (as Laravel's rtrim of '?'); payloadMode `absolute` prefixes `scheme://host[:port]`.
+ * One key signs; every configured key verifies (rotation).
  * Verification order (DESIGN.md): missing `_sig` 400, malformed `_exp` 400, no key matches 403,
  * expired 410.
  */

@@ -97,9 +97,10 @@ function nodeBody(
   beforeBody: (() => void) | undefined,
 ): BodySlot {
   if (hasBody(headers)) return wireSlot(headers, options, () => req, beforeBody)
-  // A multipart type with no body is a malformed form, not an empty one: the wire slot's loader
-  // answers it with the 400 of a missing closing boundary (see loadWire). GET and HEAD, most of
-  // the traffic, carry no form: they skip the Content-Type look-up (hot path).
+  // A multipart type with no body is a malformed form, not an empty one. loadWire decides that
+  // for every kind of request (a web Request without a body gets there too); a node request only
+  // has to skip the loaded empty slot. GET and HEAD, most of the traffic, carry no form: they
+  // skip the Content-Type look-up (hot path).
   if (method !== 'GET' && method !== 'HEAD' && bodyKind(firstOf(headers, 'content-type')) === 'multipart') {
     return wireSlot(headers, options, () => null)
   }
