@@ -169,6 +169,15 @@ export class Kernel implements KernelServices {
     return scope.run({ request }, () => this.#entry(request, context, finish, failed))
   }
 
+  /**
+   * The error boundary's answer to `error` raised for `request` after the pipeline answered: for
+   * adapters, when a streamed body fails before its first byte (a file that cannot be opened).
+   * Never rejects; the error is logged as the boundary logs any other.
+   */
+  answerError(error: unknown, request: FwRequest): Promise<FwResponse> {
+    return this.#rescue(error, request)
+  }
+
   #resolvePipelines(registrar: Registrar): void {
     const factories: Record<string, MiddlewareFactory> = { ...builtinFactories(this), ...this.#modules, ...this.#options.middleware }
     const resolve = (ref: MiddlewareRef): Middleware => resolveMiddleware(ref, factories, registrar.aliases, this)

@@ -5,7 +5,7 @@
  * without dropping in-flight requests.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { pipeline } from 'node:stream'
+import type { Readable } from 'node:stream'
 import type { Kernel } from './kernel.js'
 import { FwRequest } from './request/request.js'
 import { FwResponse } from './response.js'
@@ -37,7 +37,7 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
       // Uploaded temp files go once the response is sent or the client went away ('close').
       if (request.needsCleanup()) res.once('close', () => void request.cleanup())
       if (!request.isBodyLoaded() && !res.req.complete && !worthDraining(request)) res.shouldKeepAlive = false
-      send(res, response, current())
+      send(res, response, request, current())
     } catch (error) {
       fail(error, request, res)
     }
@@ -80,18 +80,59 @@ function worthDraining(request: FwRequest): boolean {
   return declared !== '' && Number(declared) <= DRAIN_LIMIT
 }
 
+/** Headers as writeHead takes them: an object, or a flat (name, value, ...) list. */
+type NodeHeaders = Record<string, string | string[]> | (string | string[])[]
+
 /** Writes a response. Hot path: keep it to one writeHead and one end for in-memory bodies. */
-function send(res: ServerResponse, response: FwResponse, kernel: Kernel): void {
+function send(res: ServerResponse, response: FwResponse, request: FwRequest, kernel: Kernel): void {
   const body = response.body
   // Everything goes into writeHead, Content-Length included: a setHeader() before it would send
   // Node down its slow path (every header re-validated and stored one by one).
-  const headers = FwResponse.wireHeaders(response) as Record<string, string | string[]> | (string | string[])[]
-  res.writeHead(response.status, headers)
+  const headers = FwResponse.wireHeaders(response) as NodeHeaders
   if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
+    res.writeHead(response.status, headers)
     res.end(body ?? undefined)
     return
   }
-  pipeline(body, res, (error) => {
-    if (error) kernel.log.warn({ err: error }, 'Streaming the response body failed')
+  sendStream(res, body, response, headers, request, kernel)
+}
+
+/**
+ * Streams `body`. The status line and headers go out with its first chunk (setHeader, not
+ * writeHead), so a body that fails before producing anything, such as a file that cannot be
+ * opened, is still answered by the error boundary (as Fastify does) instead of by a 200 cut
+ * short. A failure after the first chunk can only end the connection, which tells the client
+ * that the body is incomplete. A client that goes away stops the reading (a file stays open
+ * otherwise).
+ */
+function sendStream(res: ServerResponse, body: Readable, response: FwResponse, headers: NodeHeaders, request: FwRequest, kernel: Kernel): void {
+  res.statusCode = response.status
+  if (Array.isArray(headers)) {
+    // A name listed twice is two header lines, as writeHead sends them.
+    for (let i = 0; i < headers.length; i += 2) res.appendHeader(headers[i] as string, headers[i + 1]!)
+  } else {
+    for (const name in headers) res.setHeader(name, headers[name]!)
+  }
+  let failed = false
+  // `on`, not `once`: a stream that emits 'error' twice must not crash the process.
+  body.on('error', (error) => {
+    if (failed) return
+    failed = true
+    if (res.headersSent || res.destroyed) {
+      kernel.log.warn({ err: error }, 'Streaming the response body failed')
+      res.destroy()
+      return
+    }
+    body.unpipe(res)
+    for (const name of res.getHeaderNames()) res.removeHeader(name)
+    const id = response.header('x-request-id')
+    const answer = (rescued: FwResponse): void => {
+      if (!res.destroyed) send(res, id === undefined ? rescued : rescued.withHeader('x-request-id', id), request, kernel)
+    }
+    kernel.answerError(error, request).then(answer).catch(() => res.destroy())
   })
+  res.once('close', () => {
+    if (!body.readableEnded) body.destroy()
+  })
+  body.pipe(res)
 }

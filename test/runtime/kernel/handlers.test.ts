@@ -3,14 +3,18 @@
  * parameters in order (domain parameters first); class pairs, container strings and a custom
  * invoker; and how each kind of return value becomes a response, streams over real HTTP.
  */
-import { existsSync } from 'node:fs'
+import { createReadStream, existsSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { Container } from '../../../src/runtime/container.js'
 import type { Invoker } from '../../../src/runtime/handlers.js'
 import { FwRequest } from '../../../src/runtime/request/request.js'
 import type { UploadedFile } from '../../../src/runtime/request/uploaded-file.js'
-import { FwResponse } from '../../../src/runtime/response.js'
+import { FwResponse, stream } from '../../../src/runtime/response.js'
+import { gone } from '../../../src/runtime/http-error.js'
 import { rawExchange } from '../../support/raw-http.js'
 import { bootKernel, call, captureLogger, cleanupTempDirs, jsonOf, serve, textOf } from './support.js'
 
@@ -292,6 +296,102 @@ describe('return values', () => {
       await server.send('GET', '/broken').catch(() => null)
       expect((await server.send('GET', '/ok')).text).toBe('fine')
       await vi.waitFor(() => expect(log.lines.some((l) => l.level === 'warn')).toBe(true))
+    } finally {
+      await server.close()
+    }
+  })
+})
+
+describe('streamed bodies that fail or are abandoned', () => {
+  const failingBeforeFirstChunk = (error: Error): Readable =>
+    new Readable({
+      read() {
+        this.destroy(error)
+      },
+    })
+
+  it('answers a file that cannot be opened through the error boundary: 500 JSON, not a cut 200', async () => {
+    const log = captureLogger()
+    const server = await serve(await bootKernel((r) => {
+      r.get('/missing', () => createReadStream(join(tmpdir(), `fw-no-such-file-${process.pid}`)))
+      r.get('/ok', () => 'fine')
+    }, { log }))
+    try {
+      const reply = await server.send('GET', '/missing')
+      expect(reply.status).toBe(500)
+      expect(reply.headers['content-type']).toBe('application/json; charset=utf-8')
+      expect(JSON.parse(reply.text)).toMatchObject({ error: 'Internal Server Error' })
+      expect(reply.text).not.toContain('ENOENT')
+      expect(reply.headers['content-disposition']).toBeUndefined()
+      expect(reply.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+      expect(log.lines.some((l) => l.level === 'error')).toBe(true)
+      expect((await server.send('GET', '/ok')).text).toBe('fine')
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('answers an HTTP error raised by a stream before its first chunk with that status', async () => {
+    const server = await serve(await bootKernel((r) => {
+      r.get('/gone', () => stream(failingBeforeFirstChunk(gone('The export expired')), 200, { 'x-export': '1' }))
+    }))
+    try {
+      const reply = await server.send('GET', '/gone')
+      expect(reply.status).toBe(410)
+      expect(JSON.parse(reply.text)).toMatchObject({ error: 'The export expired' })
+      expect(reply.headers['x-export']).toBeUndefined()
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('sends every header of a streamed response, a repeated one as separate lines', async () => {
+    const server = await serve(await bootKernel((r) => {
+      r.get('/cookies', () =>
+        stream(Readable.from(['body']), 200, { 'content-type': 'text/plain' })
+          .withHeader('set-cookie', 'a=1')
+          .withHeader('x-one', 'yes'),
+      )
+    }))
+    try {
+      const reply = await server.send('GET', '/cookies')
+      expect(reply.status).toBe(200)
+      expect(reply.text).toBe('body')
+      expect(reply.headers['content-type']).toBe('text/plain')
+      expect(reply.headers['set-cookie']).toEqual(['a=1'])
+      expect(reply.headers['x-one']).toBe('yes')
+      expect(reply.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('stops reading a streamed body when the client goes away', async () => {
+    let destroyed = false
+    const endless = new Readable({
+      read() {
+        setTimeout(() => this.push('tick\n'), 5)
+      },
+      destroy(error, callback) {
+        destroyed = true
+        callback(error)
+      },
+    })
+    const server = await serve(await bootKernel((r) => {
+      r.get('/endless', () => stream(endless))
+    }))
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port: server.port, path: '/endless', agent: false }, (res) => {
+          res.once('data', () => {
+            req.destroy()
+            resolve()
+          })
+        })
+        req.on('error', (error) => (req.destroyed ? undefined : reject(error)))
+        req.end()
+      })
+      await vi.waitFor(() => expect(destroyed).toBe(true))
     } finally {
       await server.close()
     }
