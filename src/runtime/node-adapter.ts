@@ -113,6 +113,12 @@ function sendStream(res: ServerResponse, body: Readable, response: FwResponse, h
   } else {
     for (const name in headers) res.setHeader(name, headers[name]!)
   }
+  // HEAD sends the headers only: reading a whole file to discard it would be wasted work.
+  if (res.req.method === 'HEAD') {
+    body.destroy()
+    res.end()
+    return
+  }
   let failed = false
   // `on`, not `once`: a stream that emits 'error' twice must not crash the process.
   body.on('error', (error) => {

@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest'
 import { forbiddenFiles, ROOT, walkImports } from '../support/imports.js'
 
 const ENTRIES = ['src/runtime/index.ts', 'src/index.ts']
-const ALLOWED_PACKAGES = ['jose', 'negotiator', 'proxy-addr', 'busboy', 'ioredis', 'pg', 'better-sqlite3', 'pino', '@node-rs']
+// mime-types and content-disposition load on the first file() response, not at start-up.
+const ALLOWED_PACKAGES = ['jose', 'negotiator', 'proxy-addr', 'busboy', 'ioredis', 'pg', 'better-sqlite3', 'pino', '@node-rs', 'mime-types', 'content-disposition']
 // The runtime (kernel, request with body parsing, middleware) measured 46 KB minified when this
 // budget was set; raise it deliberately, not silently.
 const BUDGET_BYTES = 64_000

@@ -1,0 +1,113 @@
+/**
+ * file(): a file as the response over real HTTP. Checked before anything is sent (404 for a
+ * missing file or a folder), typed by extension, sized, dated, optionally an attachment; HEAD
+ * reads nothing; no file descriptor is left open.
+ */
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { file } from '../../../src/runtime/file.js'
+import { safePath } from '../../../src/runtime/safe-path.js'
+import { tempDir } from '../../support/compile.js'
+import { bootKernel, cleanupTempDirs, serve, type Served } from './support.js'
+
+let dir: string
+let server: Served
+
+beforeAll(async () => {
+  dir = tempDir('fw-file-')
+  mkdirSync(join(dir, 'public', 'css'), { recursive: true })
+  writeFileSync(join(dir, 'public', 'css', 'site.css'), 'body { color: red }\n')
+  writeFileSync(join(dir, 'public', 'data.json'), '{"ok":true}')
+  writeFileSync(join(dir, 'public', 'blob.weird-extension'), Buffer.from([0, 1, 2, 3, 254, 255]))
+  writeFileSync(join(dir, 'public', 'empty.txt'), '')
+  writeFileSync(join(dir, 'report.pdf'), '%PDF-1.4 not really')
+  const publicDir = join(dir, 'public')
+  server = await serve(await bootKernel((r) => {
+    r.get('/files/{path:.*}', (req: unknown, path: string) => file(safePath(publicDir, path)))
+    r.get('/report', () => file(join(dir, 'report.pdf'), { download: true }))
+    r.get('/report-named', () => file(join(dir, 'report.pdf'), { download: 'Résumé 2026.pdf' }))
+    r.get('/typed', () => file(join(dir, 'report.pdf'), { contentType: 'text/plain', headers: { 'Cache-Control': 'max-age=60' } }))
+  }))
+})
+
+afterAll(async () => {
+  await server.close()
+  cleanupTempDirs()
+})
+
+describe('file()', () => {
+  it('sends the file with its type from the extension, its length and its date', async () => {
+    const reply = await server.send('GET', '/files/css/site.css')
+    expect(reply.status).toBe(200)
+    expect(reply.text).toBe('body { color: red }\n')
+    expect(reply.headers['content-type']).toBe('text/css; charset=utf-8')
+    expect(reply.headers['content-length']).toBe('20')
+    expect(reply.headers['transfer-encoding']).toBeUndefined()
+    expect(Date.parse(reply.headers['last-modified'] as string)).toBeGreaterThan(Date.now() - 60_000)
+    expect(reply.headers['x-content-type-options']).toBe('nosniff')
+    expect(reply.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+    expect((await server.send('GET', '/files/data.json')).headers['content-type']).toBe('application/json; charset=utf-8')
+  })
+
+  it('sends bytes as they are, as application/octet-stream when the extension is unknown', async () => {
+    const reply = await new Promise<{ type: string | undefined; bytes: number[] }>((resolve, reject) => {
+      fetch(`http://127.0.0.1:${server.port}/files/blob.weird-extension`)
+        .then(async (res) => resolve({ type: res.headers.get('content-type') ?? undefined, bytes: [...new Uint8Array(await res.arrayBuffer())] }))
+        .catch(reject)
+    })
+    expect(reply.type).toBe('application/octet-stream')
+    expect(reply.bytes).toEqual([0, 1, 2, 3, 254, 255])
+  })
+
+  it('sends an empty file as 200 with Content-Length 0', async () => {
+    const reply = await server.send('GET', '/files/empty.txt')
+    expect(reply.status).toBe(200)
+    expect(reply.text).toBe('')
+    expect(reply.headers['content-length']).toBe('0')
+  })
+
+  it('answers 404 JSON for a missing file, a folder, a path through a file and an escape', async () => {
+    for (const path of ['/files/nope.txt', '/files/css', '/files/data.json/x', '/files/..%2Freport.pdf', '/files/%2e%2e/report.pdf']) {
+      const reply = await server.send('GET', path)
+      expect(reply.status, path).toBe(404)
+      expect(reply.headers['content-type'], path).toBe('application/json; charset=utf-8')
+      expect(JSON.parse(reply.text), path).toMatchObject({ error: 'Not Found' })
+    }
+  })
+
+  it('sends an attachment under the file name or a given one (RFC 6266, non-ASCII as filename*)', async () => {
+    const plain = await server.send('GET', '/report')
+    expect(plain.headers['content-disposition']).toBe('attachment; filename=report.pdf')
+    expect(plain.headers['content-type']).toBe('application/pdf')
+    const named = await server.send('GET', '/report-named')
+    expect(named.headers['content-disposition']).toBe(`attachment; filename="R?sum? 2026.pdf"; filename*=UTF-8''R%C3%A9sum%C3%A9%202026.pdf`)
+  })
+
+  it('takes a content type and headers that win over the computed ones', async () => {
+    const reply = await server.send('GET', '/typed')
+    expect(reply.headers['content-type']).toBe('text/plain')
+    expect(reply.headers['cache-control']).toBe('max-age=60')
+  })
+
+  it('answers HEAD with the headers (Content-Length included) and no body', async () => {
+    const reply = await server.send('HEAD', '/files/css/site.css')
+    expect(reply.status).toBe(200)
+    expect(reply.text).toBe('')
+    expect(reply.headers['content-length']).toBe('20')
+    expect(reply.headers['content-type']).toBe('text/css; charset=utf-8')
+  })
+
+  it('leaves no file descriptor open after hits, misses, folders and HEAD requests', async () => {
+    const open = (): number => readdirSync('/proc/self/fd').length
+    await server.send('GET', '/files/css/site.css') // warm: the first response loads mime-types
+    const before = open()
+    for (let i = 0; i < 40; i++) {
+      await server.send('GET', '/files/css/site.css')
+      await server.send('HEAD', '/files/data.json')
+      await server.send('GET', '/files/css')
+      await server.send('GET', '/files/empty.txt')
+    }
+    await vi.waitFor(() => expect(open()).toBeLessThanOrEqual(before + 2))
+  })
+})
