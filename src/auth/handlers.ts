@@ -4,13 +4,13 @@
  * admin user list. Token responses carry `Cache-Control: no-store`; every 401 carries
  * `WWW-Authenticate: Bearer`.
  */
-import { badRequest, HttpError, unauthorized } from '../runtime/http-error.js'
+import { badRequest, unauthorized } from '../runtime/http-error.js'
 import type { FwRequest } from '../runtime/request/request.js'
 import { json, noContent, type FwResponse } from '../runtime/response.js'
 import type { Auth } from './auth.js'
 import { parseSubject } from './internal/token-shape.js'
 import type { AccessTokenPayload } from './jwt.js'
-import { MESSAGES } from './middleware.js'
+import { MESSAGES, revocationCall } from './middleware.js'
 import { publicUser, type UserRecord } from './stores/types.js'
 
 /** Tokens of the refresh-token variation live 900 s (spec "Limits"). */
@@ -112,7 +112,8 @@ export function createHandlers(auth: Auth): AuthHandlers {
     async logout(request) {
       const payload = request.getAttribute('auth.payload') as AccessTokenPayload | undefined
       if (typeof payload?.jti !== 'string') throw badRequest(AUTH_MESSAGES.notRevocable)
-      await (await auth.revocations()).revoke(payload.jti, payload.exp)
+      const jti = payload.jti
+      await revocationCall(async () => (await auth.revocations()).revoke(jti, payload.exp))
       return noContent()
     },
 
@@ -151,7 +152,7 @@ export function createHandlers(auth: Auth): AuthHandlers {
       // is invalid_grant.
       const grant = text(request, 'grant_type')
       if (grant !== 'password')
-        throw oauthError(
+        return oauthError(
           'unsupported_grant_type',
           grant === null
             ? 'grant_type is required; use "password"'
@@ -160,9 +161,9 @@ export function createHandlers(auth: Auth): AuthHandlers {
       const username = text(request, 'username')
       const password = text(request, 'password')
       if (username === null || password === null)
-        throw oauthError('invalid_grant', 'username and password are required')
+        return oauthError('invalid_grant', 'username and password are required')
       const user = await auth.checkCredentials(username, password)
-      if (user === null) throw oauthError('invalid_grant', 'Invalid username or password')
+      if (user === null) return oauthError('invalid_grant', 'Invalid username or password')
       const accessToken = await auth.issueFor(user, OAUTH_TTL)
       return json(
         {
@@ -200,19 +201,20 @@ async function refreshable(auth: Auth, token: string): Promise<number | null> {
     return null
   if (typeof payload.jti === 'string') {
     // Test-and-set: of concurrent refreshes of one token, one wins; a revoked token gets none.
-    if (!(await (await auth.revocations()).revoke(payload.jti, payload.exp))) return null
+    const jti = payload.jti
+    if (!(await revocationCall(async () => (await auth.revocations()).revoke(jti, payload.exp)))) return null
   }
   return userId
 }
 
-/** An RFC 6749 section 5.2 error: 400 {error, error_description}, not cached. */
-function oauthError(error: string, description: string): HttpError {
-  return new HttpError(400, {
-    message: error,
-    body: { error, error_description: description },
-    headers: NO_STORE,
-  })
+/**
+ * An RFC 6749 section 5.2 error: 400 {error, error_description}, not cached, and JSON whatever the
+ * Accept header asks for (the RFC allows no other format).
+ */
+function oauthError(error: string, description: string, status = 400): FwResponse {
+  return json({ error, error_description: description }, status, NO_STORE)
 }
+
 
 function clampInt(value: unknown, fallback: number, min: number, max: number): number {
   const n = typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : fallback

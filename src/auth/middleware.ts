@@ -78,10 +78,19 @@ export function bearerToken(values: readonly string[]): string | null {
 
 async function isRevoked(list: RevocationList | null, jti: string): Promise<boolean> {
   if (list === null) return false
+  return revocationCall(() => list.isRevoked(jti))
+}
+
+/**
+ * A call to the revocation list; any failure (the store is down, the memory list is full) is a
+ * 503: fail closed, but say what is wrong, the store and not the client's token.
+ * @example
+ * await revocationCall(async () => (await auth.revocations()).revoke(jti, exp))
+ */
+export async function revocationCall<T>(call: () => Promise<T>): Promise<T> {
   try {
-    return await list.isRevoked(jti)
+    return await call()
   } catch (error) {
-    // Fail closed, but say what is wrong: the revocation store is down, not the client's token.
     throw serviceUnavailable('The revocation list is unavailable', { cause: error })
   }
 }

@@ -26,14 +26,24 @@ function keyOf(jti: string): string {
 }
 
 export interface MemoryRevocationOptions {
-  /** Entries kept at most. Default 100 000 (~10 MB). */
+  /** Unexpired entries kept at most (more revocations are refused). Default 100 000 (~10 MB). */
   maxEntries?: number
   now?: () => number
 }
 
+/** A revocation that would not fit: callers answer 503, as for a store that is down. */
+export class RevocationListFullError extends Error {
+  constructor(max: number) {
+    super(`The in-memory revocation list holds ${max} unexpired tokens and takes no more; set REDIS_URL for a shared, larger one`)
+    this.name = 'RevocationListFullError'
+  }
+}
+
 /**
- * An in-process TTL map. When full it first drops expired entries, then the oldest ones (with one
- * TTL for every token the oldest entries are the next to expire anyway).
+ * An in-process TTL map. When full it drops expired entries; if none has expired, it refuses the
+ * new one (RevocationListFullError) rather than forget a token that is still live: tokens of
+ * different lifetimes share the list, so the oldest entry is not the next to expire, and a
+ * forgotten entry would make a logged-out token work again.
  * @example
  * const revocations = new MemoryRevocationList({ maxEntries: 10_000 })
  */
@@ -56,7 +66,8 @@ export class MemoryRevocationList implements RevocationList {
     if (until <= this.#now()) return true
     // No await between the test and the set: concurrent calls cannot both see "not revoked".
     if (this.#has(keyOf(jti))) return false
-    if (this.#entries.size >= this.#max) this.#evict()
+    if (this.#entries.size >= this.#max) this.#dropExpired()
+    if (this.#entries.size >= this.#max) throw new RevocationListFullError(this.#max)
     this.#entries.set(keyOf(jti), until)
     return true
   }
@@ -73,13 +84,9 @@ export class MemoryRevocationList implements RevocationList {
     return false
   }
 
-  #evict(): void {
+  #dropExpired(): void {
     const now = this.#now()
     for (const [key, until] of this.#entries) if (until <= now) this.#entries.delete(key)
-    for (const key of this.#entries.keys()) {
-      if (this.#entries.size < this.#max) break
-      this.#entries.delete(key)
-    }
   }
 }
 

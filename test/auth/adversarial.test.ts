@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest'
 import { authMiddleware, roleMiddleware } from '../../src/auth/middleware.js'
 import { TokenService } from '../../src/auth/jwt.js'
 import { MemoryRevocationList } from '../../src/auth/revocation.js'
-import { b64, build, run, SECRET, withAuthorization } from './support.js'
+import { createAuth, createUser } from '../../src/auth/auth.js'
+import { b64, build, post, run, SECRET, withAuthorization } from './support.js'
 
 const tokens = new TokenService({ secret: SECRET, withJti: true })
 const revocations = new MemoryRevocationList()
@@ -297,6 +298,46 @@ describe('revocation', () => {
     const guarded = build(authMiddleware({ tokens, revocations: down }))
     const answer = await run([guarded], withAuthorization(bearer(await tokens.issue(1))))
     expect(answer.status).toBe(503)
+  })
+})
+
+describe('revocation store failures on the endpoints', () => {
+  const down = {
+    revoke: async (): Promise<boolean> => Promise.reject(new Error('ECONNREFUSED')),
+    isRevoked: async (): Promise<boolean> => false,
+  }
+
+  it('answers 503, not 500, on /auth/refresh and /auth/logout when the list cannot record the jti', async () => {
+    const broken = createAuth({ secret: SECRET, database: 'sqlite::memory:', revocations: down, production: false })
+    try {
+      const user = await createUser(broken, { email: 'r@example.com', name: 'R', password: 'long enough pass' })
+      const token = await broken.tokenService().issue(user.id, {}, { ttl: 200 })
+      const refresh = post('/auth/refresh', { token })
+      await refresh.loadBody()
+      const refreshed = await run([], refresh, broken.handlers.refresh)
+      expect(refreshed.status).toBe(503)
+      const guard = build(authMiddleware({ tokens: broken.tokenService(), revocations: down }))
+      const out = await run([guard], withAuthorization(bearer(token)), broken.handlers.logout)
+      expect(out.status).toBe(503)
+    } finally {
+      await broken.close()
+    }
+  })
+
+  it('answers 503 on logout when the memory list is full of live tokens, and keeps them revoked', async () => {
+    const full = new MemoryRevocationList({ maxEntries: 1 })
+    const tight = createAuth({ secret: SECRET, database: 'sqlite::memory:', revocations: full, production: false })
+    try {
+      const user = await createUser(tight, { email: 'f@example.com', name: 'F', password: 'long enough pass' })
+      const first = await tight.tokenService().issue(user.id, {}, { ttl: 3600 })
+      const second = await tight.tokenService().issue(user.id, {}, { ttl: 600 })
+      const guard = build(authMiddleware({ tokens: tight.tokenService(), revocations: full }))
+      expect((await run([guard], withAuthorization(bearer(first)), tight.handlers.logout)).status).toBe(204)
+      expect((await run([guard], withAuthorization(bearer(second)), tight.handlers.logout)).status).toBe(503)
+      expect((await run([guard], withAuthorization(bearer(first)))).body.error).toBe('Token revoked')
+    } finally {
+      await tight.close()
+    }
   })
 })
 

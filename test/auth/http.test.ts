@@ -440,6 +440,16 @@ describe('POST /oauth/token', () => {
     expect(none).toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } })
   })
 
+  it('answers its errors as JSON whatever Accept asks for (RFC 6749 5.2)', async () => {
+    const reply = await send('POST', '/oauth/token', {
+      form: 'grant_type=password&username=ada%40example.com&password=nope',
+      headers: [['accept', 'text/plain']],
+    })
+    expect(reply.status).toBe(400)
+    expect(reply.headers['content-type']).toBe('application/json; charset=utf-8')
+    expect(reply.body).toMatchObject({ error: 'invalid_grant', error_description: expect.any(String) })
+  })
+
   it('answers 400 invalid_grant for a password grant without a password', async () => {
     const reply = await send('POST', '/oauth/token', {
       json: { grant_type: 'password', username: 'ada@example.com' },

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import {
   connectRedisRevocations,
   MemoryRevocationList,
+  RevocationListFullError,
   RedisRevocationList,
   type RevocationList,
 } from '../../src/auth/revocation.js'
@@ -84,20 +85,23 @@ describe.runIf(redisUp)('Redis specifics', () => {
 })
 
 describe('the memory list', () => {
-  it('stays within its bound, dropping expired entries first, then the oldest', async () => {
+  it('stays within its bound by dropping expired entries, and refuses more rather than forget a live one', async () => {
     let now = 1_000_000_000_000
     const list = new MemoryRevocationList({ maxEntries: 3, now: () => now })
     const t = now / 1000
     await list.revoke('old', t + 10)
-    await list.revoke('a', t + 100)
+    await list.revoke('a', t + 3600) // a long-lived token revoked first
     await list.revoke('b', t + 100)
     now += 20_000
-    await list.revoke('c', t + 100)
+    await list.revoke('c', t + 100) // 'old' has expired: it makes room
+    expect(list.size).toBe(3)
+    await expect(list.revoke('d', t + 100)).rejects.toBeInstanceOf(RevocationListFullError)
     expect(list.size).toBe(3)
     expect(await list.isRevoked('a')).toBe(true)
-    await list.revoke('d', t + 100)
-    expect(list.size).toBe(3)
-    expect(await list.isRevoked('a')).toBe(false)
+    expect(await list.isRevoked('d')).toBe(false)
+    now += 100_000 // b and c expire
+    expect(await list.revoke('d', t + 3600)).toBe(true)
+    expect(await list.isRevoked('a')).toBe(true)
     expect(await list.isRevoked('d')).toBe(true)
   })
 })
