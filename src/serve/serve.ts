@@ -11,6 +11,7 @@ import { Kernel } from '../runtime/kernel.js'
 import { buildCache } from '../compiler/index.js'
 import type { Registrar } from '../define/registrar.js'
 import { FwError } from '../shared/errors.js'
+import { serveLogger } from './dev-logger.js'
 import { startServer, type RunningServer } from './server.js'
 import { watchRoutes } from './watch-routes.js'
 
@@ -106,7 +107,9 @@ function useServerUrl(kernel: Kernel, url: string): Kernel {
 }
 
 async function boot(options: ServeOptions, register: (r: Registrar) => void): Promise<Kernel> {
-  return Kernel.boot({ ...options.kernel, routeCache: options.cache, register })
+  const env = options.kernel?.env ?? process.env.APP_ENV ?? 'development'
+  const log = options.kernel?.log ?? serveLogger(env, process.stdout.isTTY === true)
+  return Kernel.boot({ ...options.kernel, ...(log === null ? {} : { log }), routeCache: options.cache, register })
 }
 
 async function loadRegister(routesFile: string): Promise<(r: Registrar) => void> {

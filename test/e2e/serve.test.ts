@@ -125,6 +125,37 @@ describe('fw serve', () => {
   })
 })
 
+describe('fw serve logs', () => {
+  const failing = `r.get('/fail', () => { throw new Error('database unreachable') }, 'fail')`
+
+  it('are readable lines with LOG_FORMAT=pretty (the default in development on a terminal): an error and its stack', async () => {
+    const dir = makeProject({ 'routes.mjs': ROUTES(failing) })
+    const app = await serveApp(['--routes', 'routes.mjs'], { cwd: dir, env: { LOG_FORMAT: 'pretty', LOG_LEVEL: 'error' } })
+    try {
+      expect((await fetch(`${app.url}/fail`)).status).toBe(500)
+      await waitFor(() => app.output().includes('database unreachable'), app.output)
+      expect(app.output()).toMatch(/\d\d:\d\d:\d\d ERROR .*err=database unreachable/)
+      expect(app.output()).toMatch(/\n {4}Error: database unreachable\n {4}\s+at /)
+      expect(app.output()).not.toContain('"level"')
+    } finally {
+      await app.stop()
+    }
+  })
+
+  it('are pino JSON lines when the output is not a terminal', async () => {
+    const dir = makeProject({ 'routes.mjs': ROUTES(failing) })
+    const app = await serveApp(['--routes', 'routes.mjs'], { cwd: dir, env: { LOG_LEVEL: 'error' } })
+    try {
+      expect((await fetch(`${app.url}/fail`)).status).toBe(500)
+      await waitFor(() => app.output().includes('database unreachable'), app.output)
+      const line = app.output().split('\n').find((l) => l.includes('database unreachable'))!
+      expect(JSON.parse(line)).toMatchObject({ level: 50, err: { message: 'database unreachable' } })
+    } finally {
+      await app.stop()
+    }
+  })
+})
+
 describe('fw serve in production', () => {
   it('refuses to start without a JWT_SECRET of at least 32 bytes', async () => {
     const dir = makeProject({ 'routes.mjs': ROUTES() })
