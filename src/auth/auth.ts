@@ -4,9 +4,11 @@
  * cheap and touches nothing: the secret is checked when the kernel builds the middleware (so
  * `fw serve` refuses to start with a weak production secret), the database opens on first use.
  */
+import cluster from 'node:cluster'
 import { randomBytes } from 'node:crypto'
 import { FwError } from '../shared/errors.js'
 import type { Logger, MiddlewareFactory } from '../runtime/types.js'
+import { ClusterRevocationList, REVOCATION_PRIMARY_ENV } from './cluster-revocation.js'
 import { createHandlers, type AuthHandlers } from './handlers.js'
 import { DEFAULT_TTL, TokenService } from './jwt.js'
 import { authMiddleware, roleMiddleware } from './middleware.js'
@@ -29,7 +31,10 @@ export interface AuthOptions {
   database?: Database | string | (() => Promise<Database>)
   /** Prefix of the table names when `database` is a URL. */
   tablePrefix?: string
-  /** A revocation list, or a Redis URL for a shared one. Default: in memory. */
+  /**
+   * A revocation list, or a Redis URL for a shared one. Default: in memory (in a `--workers`
+   * worker, the primary's, over IPC).
+   */
   revocations?: RevocationList | string
   /** The clock, milliseconds (tests move it). */
   now?: () => number
@@ -103,7 +108,7 @@ export class Auth {
     this.#revocations ??= retryable(
       typeof source === 'string'
         ? connectRedisRevocations(source)
-        : Promise.resolve(source ?? new MemoryRevocationList({ now: this.now })),
+        : Promise.resolve(source ?? this.#memoryRevocations()),
       () => (this.#revocations = null),
     )
     return this.#revocations
@@ -152,6 +157,16 @@ export class Auth {
     await db?.close()
     await revocations?.close?.()
     this.#database = this.#revocations = this.#refresh = null
+  }
+
+  /**
+   * This process's memory, or the primary's when it holds the list for all workers: a list per
+   * worker would let a logged-out token through on the others, and refresh a token once on each.
+   */
+  #memoryRevocations(): RevocationList {
+    if (cluster.isWorker && process.env[REVOCATION_PRIMARY_ENV] === '1')
+      return new ClusterRevocationList()
+    return new MemoryRevocationList({ now: this.now })
   }
 
   #production(): boolean {

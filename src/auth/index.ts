@@ -51,6 +51,12 @@ export {
   type RevocationList,
 } from './revocation.js'
 export {
+  ClusterRevocationList,
+  setupRevocationPrimary,
+  REVOCATION_PRIMARY_ENV,
+  type ClusterRevocationOptions,
+} from './cluster-revocation.js'
+export {
   hashPassword,
   verifyPassword,
   verifyDummy,

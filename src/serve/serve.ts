@@ -136,8 +136,14 @@ function untilSignal(): Promise<void> {
 async function runPrimary(options: ServeOptions): Promise<void> {
   await buildCache({ routesFile: options.routes, cacheDir: options.cache })
   await (await import('../compiler/import-module.js')).stopBundler()
-  // Without Redis, the primary keeps the throttle counters so that the limit holds across workers.
-  if (!process.env.REDIS_URL) (await import('../throttle/index.js')).setupThrottlePrimary()
+  // Without Redis, the primary keeps the throttle counters and the revocation list, so that a
+  // limit and a logout hold across workers.
+  if (!process.env.REDIS_URL) {
+    const { setupThrottlePrimary } = await import('../throttle/index.js')
+    const { setupRevocationPrimary } = await import('../auth/cluster-revocation.js')
+    setupThrottlePrimary()
+    setupRevocationPrimary()
+  }
   // Tokens and signed URLs must verify on whichever worker gets the next request: in development
   // without JWT_SECRET the workers share one random secret (URL signing falls back to it) rather
   // than each making its own. Production refuses to start without one (checkProductionSecret).
