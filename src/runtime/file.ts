@@ -2,6 +2,7 @@
  * A file as the response (Laravel's `response()->file()` and `->download()`): the file is opened
  * and checked before anything is sent, so a missing one is a 404 rather than a 200 cut short.
  */
+import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { basename, extname } from 'node:path'
 import { forbidden, notFound, type HeaderMap } from './http-error.js'
@@ -35,7 +36,9 @@ const MISSING = new Set(['ENOENT', 'ENOTDIR', 'EISDIR', 'ENAMETOOLONG', 'ELOOP']
 export async function file(path: string, options: FileOptions = {}): Promise<FwResponse> {
   let handle
   try {
-    handle = await open(path, 'r')
+    // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, holding a libuv thread; it
+    // changes nothing for a regular file, and anything else is refused below.
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     throw refusal(error)
   }

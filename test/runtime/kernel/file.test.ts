@@ -3,6 +3,7 @@
  * missing file or a folder), typed by extension, sized, dated, optionally an attachment; HEAD
  * reads nothing; no file descriptor is left open.
  */
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -74,6 +75,12 @@ describe('file()', () => {
       expect(reply.headers['content-type'], path).toBe('application/json; charset=utf-8')
       expect(JSON.parse(reply.text), path).toMatchObject({ error: 'Not Found' })
     }
+  })
+
+  it('answers 404 at once for a named pipe (opening one for reading would wait for a writer)', async () => {
+    execFileSync('mkfifo', [join(dir, 'public', 'pipe')])
+    const reply = await server.send('GET', '/files/pipe')
+    expect(reply.status).toBe(404)
   })
 
   it('sends an attachment under the file name or a given one (RFC 6266, non-ASCII as filename*)', async () => {
