@@ -5,7 +5,7 @@
  * without dropping in-flight requests.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Readable } from 'node:stream'
+import type { Duplex, Readable } from 'node:stream'
 import type { Kernel } from './kernel.js'
 import { FwRequest } from './request/request.js'
 import { FwResponse } from './response.js'
@@ -67,6 +67,34 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
       fail(error, request, res)
     }
   }
+}
+
+// Node's own answers to requests it cannot parse, as JSON like every other error of fw.
+const CLIENT_ERRORS: Record<string, readonly [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Content Too Large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
+}
+
+/**
+ * For the server's 'clientError' event (a request Node's parser refused: malformed, headers over
+ * the size limit, too slow): the status Node itself would send, with a JSON body like fw's other
+ * errors, then the connection closes. Nothing is written when a response on that connection has
+ * already started, which the client would read as its end.
+ * @example
+ * server.on('clientError', answerClientError)
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  if (socket.writable && inFlight?.headersSent !== true) {
+    const [status, reason] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad Request']
+    const body = `{"error":"${reason}","code":${status}}`
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${body.length}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy()
 }
 
 // Node reads whatever is left of a request body after the response, to reuse the connection

@@ -1,13 +1,15 @@
 // The production server: the compiled route cache plus the runtime, nothing else (no compiler,
 // bundler or CLI). Build the cache first: `npx fw route:cache build`.
 import { createServer } from 'node:http'
-import { Kernel, createListener } from 'fw/runtime'
+import { Kernel, answerClientError, createListener } from 'fw/runtime'
 import register from './.fw/cache/routes.mjs'
 
 const kernel = await Kernel.boot({ routeCache: '.fw/cache', register })
 const server = createServer(createListener(() => kernel))
 // "Expect: 100-continue" uploads: the 100 only once the body is read (a refused request never uploads).
 server.on('checkContinue', createListener(() => kernel, { expectContinue: true }))
+// Requests Node cannot parse (oversized headers, malformed): a JSON error like every other.
+server.on('clientError', answerClientError)
 server.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? '127.0.0.1', () => {
   const { port } = server.address()
   console.log(`listening on http://${process.env.HOST ?? '127.0.0.1'}:${port}`)
