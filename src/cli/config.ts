@@ -41,14 +41,45 @@ export async function readConfig(cwd = process.cwd()): Promise<FwConfig> {
   try {
     config = (await importModule(file)).module.default ?? {}
   } catch (error) {
-    if (error instanceof FwError) throw error
+    if (error instanceof FwError) throw asConfigError(file, error)
     const message = error instanceof Error ? error.message : String(error)
     throw configError(file, `The config file threw while it was loaded: ${message}`, locateInStack(error, (path) => resolve(path) === file), error)
   }
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     throw configError(file, 'The config file must export an object as its default export')
   }
+  configFiles.set(config, file)
   return config as FwConfig
+}
+
+// The file each config read by readConfig came from.
+const configFiles = new WeakMap<object, string>()
+
+/**
+ * Set by applyConfigEnv: the configuration variables the config file set (comma-separated) and
+ * the file, so that an error about one of them (fw serve's JWT_SECRET check) can send the user to
+ * the file rather than the environment, which the file overrides.
+ */
+export const CONFIG_VARS_MARKER = 'FW_CONFIG_VARS'
+export const CONFIG_FILE_MARKER = 'FW_CONFIG_FILE'
+
+/**
+ * An error importModule raised for the config file (it speaks of "routes"): FW_CONFIG_INVALID at
+ * the same place, with a hint that names the file to fix. A failed temporary write stays as is.
+ */
+function asConfigError(file: string, error: FwError): FwError {
+  if (error.code === 'FW_TEMP_WRITE' || error.code === 'FW_CONFIG_INVALID') return error
+  const culprit = error.location?.file ?? displayPath(file)
+  const importedBy = culprit === displayPath(file) ? '' : ` (imported by ${displayPath(file)})`
+  const hint =
+    error.code === 'FW_ROUTES_SYNTAX'
+      ? `Fix ${culprit}${importedBy} so that it compiles; fw reads ${displayPath(file)} before every command.`
+      : (error.hint ?? `Fix ${displayPath(file)}.`)
+  return new FwError('FW_CONFIG_INVALID', error.message, {
+    hint,
+    location: error.location ?? { file: displayPath(file), line: 1, column: 1 },
+    cause: error,
+  })
 }
 
 /**
@@ -64,6 +95,12 @@ export function applyConfigEnv(config: FwConfig, env: NodeJS.ProcessEnv = proces
     if (value === undefined) continue
     env[name] = String(value)
     set.push(name)
+  }
+  delete env[CONFIG_VARS_MARKER]
+  delete env[CONFIG_FILE_MARKER]
+  if (set.length > 0) {
+    env[CONFIG_VARS_MARKER] = set.join(',')
+    env[CONFIG_FILE_MARKER] = displayPath(configFiles.get(config) ?? resolve(CONFIG_FILES[0]!))
   }
   return set
 }

@@ -1,11 +1,23 @@
 /**
- * Imports a TypeScript or JavaScript module for build-time use. esbuild bundles it beside the
- * original (so package imports resolve as they would for the app; packages stay external), and
- * Node imports the bundle with source maps on, so stack frames point into the user's source.
+ * Imports a TypeScript or JavaScript module for build-time use. esbuild bundles it (local files
+ * inlined, packages left as imports) and Node imports the bundle from a temporary file with
+ * source maps on, so stack frames point into the user's source.
+ *
+ * Where the temporary file goes: the bundle's package imports must resolve as they would from the
+ * user's file, and Node resolves them from the importing file's folder upwards. So it is written
+ * under `<project>/node_modules/.cache/fw/` (the nearest folder at or above the file that has a
+ * node_modules; resolution from there walks up to that same node_modules, as babel's and
+ * eslint's caches rely on), never into the user's source folder; without any node_modules
+ * nothing could resolve from beside the file either, so it goes to the OS temp folder. Only a
+ * bundle that imports its own package by name (a self-reference, resolved through the nearest
+ * package.json, which node_modules cuts off) is still written beside the file, as is any bundle
+ * whose preferred folder cannot be written. The file is created private (0600: a config file may
+ * hold secrets), removed after the import, and also on exit or SIGINT/SIGTERM during a slow load.
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
-import { rm, writeFile } from 'node:fs/promises'
+import { existsSync, readFileSync, statSync, unlinkSync } from 'node:fs'
+import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build, stop, type BuildFailure, type Message } from 'esbuild'
@@ -24,10 +36,12 @@ export interface ImportedModule {
 
 /** Bundles and imports `file`; a compile error becomes FW_ROUTES_SYNTAX with its location. */
 export async function importModule(file: string): Promise<ImportedModule> {
-  const outfile = join(dirname(file), `.${basename(file)}.fw-${Date.now()}-${randomBytes(4).toString('hex')}.mjs`)
-  const { inputs, code } = await bundle(file, outfile)
+  const name = `.${basename(file)}.fw-${Date.now()}-${randomBytes(4).toString('hex')}.mjs`
+  // esbuild writes nothing (write: false); the outfile beside the source only makes the source
+  // map's paths relative to the source folder, which sourceRoot then makes absolute.
+  const { inputs, code, packages } = await bundle(file, join(dirname(file), name))
+  const outfile = await writeTemporary(tempFolders(file, packages), name, code, file)
   try {
-    await writeFile(outfile, code)
     process.setSourceMapsEnabled(true)
     let module: Record<string, unknown>
     try {
@@ -37,11 +51,12 @@ export async function importModule(file: string): Promise<ImportedModule> {
     }
     return { module, inputs, code }
   } finally {
-    await rm(outfile, { force: true })
+    untrack(outfile)
+    await rm(outfile, { force: true }).catch(() => {})
   }
 }
 
-async function bundle(file: string, outfile: string): Promise<{ inputs: Record<string, string>; code: string }> {
+async function bundle(file: string, outfile: string): Promise<{ inputs: Record<string, string>; code: string; packages: string[] }> {
   try {
     const result = await build({
       entryPoints: [file],
@@ -59,24 +74,200 @@ async function bundle(file: string, outfile: string): Promise<{ inputs: Record<s
       write: false,
       // Absolute sources: the same code also runs from the cache folder (routes.mjs).
       sourceRoot: pathToFileURL(dirname(file)).href + '/',
+      // The bundle runs from elsewhere (a temporary file, the cache): paths made from import.meta
+      // (new URL('./data.json', import.meta.url), createRequire) stay those of the file itself.
+      define: {
+        'import.meta.url': JSON.stringify(pathToFileURL(file).href),
+        'import.meta.filename': JSON.stringify(file),
+        'import.meta.dirname': JSON.stringify(dirname(file)),
+      },
     })
     const inputs: Record<string, string> = {}
     for (const input of Object.keys(result.metafile.inputs)) {
       const path = resolve(dirname(file), input)
       if (existsSync(path)) inputs[path] = sha256(readFileSync(path))
     }
-    return { inputs, code: result.outputFiles[0]!.text }
+    // The imports left to Node at run time (packages and built-ins).
+    const packages = Object.values(result.metafile.outputs).flatMap((output) =>
+      output.imports.filter((i) => i.external).map((i) => i.path),
+    )
+    return { inputs, code: result.outputFiles[0]!.text, packages }
   } catch (error) {
-    const first: Message | undefined = (error as BuildFailure).errors?.[0]
-    const where = first?.location
-    const location = where
-      ? { file: displayPath(resolve(dirname(file), where.file)), line: where.line, column: where.column + 1 }
-      : undefined
-    throw new FwError('FW_ROUTES_SYNTAX', first ? first.text : String(error), {
-      hint: `Fix ${displayPath(file)} so that it compiles.`,
+    throw compileError(error, file)
+  }
+}
+
+/**
+ * A failed esbuild build as a user error: a file it could not read as FW_ROUTES_READ, anything
+ * else as FW_ROUTES_SYNTAX; the hint names the file that has the error (maybe an imported one).
+ */
+export function compileError(error: unknown, file: string): FwError {
+  const first: Message | undefined = (error as BuildFailure).errors?.[0]
+  const where = first?.location
+  const location = where
+    ? { file: displayPath(resolve(dirname(file), where.file)), line: where.line, column: where.column + 1 }
+    : undefined
+  const unreadable = first ? /^Cannot read file "(.+)": (.+)$/.exec(first.text) : null
+  if (unreadable) {
+    const path = displayPath(resolve(dirname(file), unreadable[1]!))
+    const denied = /permission denied|operation not permitted/i.test(unreadable[2]!)
+    return new FwError('FW_ROUTES_READ', `Cannot read ${path}: ${unreadable[2]}`, {
+      hint: denied
+        ? `Give the user running fw read access to ${path} (e.g. chmod a+r ${path}).`
+        : `Check that ${path} is a readable file.`,
       ...(location ? { location } : {}),
+      cause: error,
     })
   }
+  const culprit = location?.file ?? displayPath(file)
+  const importedBy = culprit === displayPath(file) ? '' : ` (imported by ${displayPath(file)})`
+  return new FwError('FW_ROUTES_SYNTAX', first ? first.text : String(error), {
+    hint: `Fix ${culprit}${importedBy} so that it compiles.`,
+    ...(location ? { location } : {}),
+    ...(first ? {} : { cause: error }),
+  })
+}
+
+/**
+ * The folders to write the bundle of `file` to, best first (see the comment at the top).
+ * @example
+ * tempFolders('/app/src/routes.ts', ['fw']) // ['/app/node_modules/.cache/fw', '/app/src']
+ */
+export function tempFolders(file: string, packages: readonly string[]): string[] {
+  const beside = dirname(file)
+  const own = ownPackageName(beside)
+  const selfReference = own !== null && packages.some((p) => p === own || p.startsWith(own + '/'))
+  if (selfReference) return [beside]
+  const modules = nearestNodeModules(beside)
+  if (modules !== null) return [join(modules, '.cache', 'fw'), beside]
+  // No node_modules: no package can resolve from beside the file either (ESM ignores NODE_PATH).
+  return [tmpdir(), beside]
+}
+
+function nearestNodeModules(from: string): string | null {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules')
+    if (isFolder(candidate)) return candidate
+    if (dirname(dir) === dir) return null
+  }
+}
+
+/** The name in the package.json that scopes `from` (what a self-reference resolves), or null. */
+function ownPackageName(from: string): string | null {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json')
+    if (existsSync(manifest)) {
+      try {
+        const { name } = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }
+        return typeof name === 'string' && name !== '' ? name : null
+      } catch {
+        return null
+      }
+    }
+    if (basename(dir) === 'node_modules' || dirname(dir) === dir) return null
+  }
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+// File-system failures a user can mend, said as such.
+const WRITE_CAUSES: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  ENOTDIR: 'a file is in the way of the folder',
+  EEXIST: 'a file is in the way of the folder',
+}
+
+/**
+ * Writes the bundle to the first of `folders` that takes it (created as needed); when none does,
+ * FW_TEMP_WRITE naming the folders and the errno. `file` is the module being loaded.
+ */
+export async function writeTemporary(folders: readonly string[], name: string, code: string, file: string): Promise<string> {
+  const failures: { folder: string; error: NodeJS.ErrnoException }[] = []
+  for (const folder of folders) {
+    const path = join(folder, name)
+    try {
+      await mkdir(folder, { recursive: true })
+      track(path)
+      await writeFile(path, code, { flag: 'wx', mode: 0o600 })
+      if (folder.endsWith(join('node_modules', '.cache', 'fw'))) void sweep(folder)
+      return path
+    } catch (error) {
+      untrack(path)
+      failures.push({ folder, error: error as NodeJS.ErrnoException })
+    }
+  }
+  const [first] = failures
+  const why = (f: (typeof failures)[number]): string =>
+    `${WRITE_CAUSES[f.error.code ?? ''] ?? f.error.message} (${f.error.code ?? 'unknown error'})`
+  const tried = failures.map((f) => `"${displayPath(f.folder) || '.'}": ${why(f)}`).join('; nor to ')
+  throw new FwError('FW_TEMP_WRITE', `Cannot write the temporary bundle of ${displayPath(file)} to ${tried}`, {
+    hint: `fw imports ${basename(file)} from a temporary bundle: let the user running fw create and write ${displayPath(first?.folder ?? dirname(file)) || '.'}.`,
+    ...(first ? { cause: first.error } : {}),
+  })
+}
+
+const STALE_MS = 24 * 60 * 60 * 1000
+
+/** Removes bundles a killed process (SIGKILL) left in our cache folder a day or more ago. */
+async function sweep(folder: string): Promise<void> {
+  try {
+    for (const entry of await readdir(folder)) {
+      if (!/\.fw-\d+-[0-9a-f]+\.mjs$/.test(entry)) continue
+      const path = join(folder, entry)
+      if (Date.now() - (await stat(path)).mtimeMs > STALE_MS) await rm(path, { force: true })
+    }
+  } catch {
+    // Only housekeeping.
+  }
+}
+
+// The temporary files written and not yet removed: removed on exit, and on SIGINT/SIGTERM (where
+// no exit handler runs), after which the signal takes its default course unless someone else
+// (fw serve's drain) listens for it.
+const inFlight = new Set<string>()
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const
+let exitHooked = false
+
+function track(path: string): void {
+  inFlight.add(path)
+  if (!exitHooked) {
+    process.on('exit', removeInFlight)
+    exitHooked = true
+  }
+  if (inFlight.size === 1) for (const signal of SIGNALS) process.on(signal, onSignal)
+}
+
+function untrack(path: string): void {
+  if (!inFlight.delete(path) || inFlight.size > 0) return
+  for (const signal of SIGNALS) process.off(signal, onSignal)
+}
+
+function removeInFlight(): void {
+  for (const path of inFlight) {
+    try {
+      unlinkSync(path)
+    } catch {
+      // Already gone.
+    }
+  }
+  inFlight.clear()
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  removeInFlight()
+  for (const s of SIGNALS) process.off(s, onSignal)
+  // With no other listener, re-raise: the process ends by the signal as it would have without us.
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
 }
 
 /**

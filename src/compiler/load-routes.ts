@@ -2,11 +2,11 @@
  * Loads a routes file for the compiler: imports it (see import-module.ts) and runs its default
  * export against a registrar that records where each route was registered.
  */
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, relative, resolve } from 'node:path'
-import { Registrar } from '../define/registrar.js'
+import { assertSynchronous, Registrar } from '../define/registrar.js'
 import { displayPath } from '../define/location.js'
-import { FwError } from '../shared/errors.js'
+import { FwError, type SourceLocation } from '../shared/errors.js'
 import { importModule, locateInStack } from './import-module.js'
 
 export interface LoadedRoutes {
@@ -56,13 +56,27 @@ export async function loadRoutesFile(routesFile: string): Promise<LoadedRoutes> 
 }
 function runRegister(file: string, register: (r: Registrar) => void): Registrar {
   const registrar = new Registrar({ captureLocations: true })
+  let returned: unknown
   try {
-    register(registrar)
+    returned = register(registrar)
   } catch (error) {
     if (error instanceof FwError) throw error
     throw userError(file, error, 'run')
   }
+  assertSynchronous(returned, `The default export of ${displayPath(file)}`, () => defaultExportAt(file))
   return registrar
+}
+
+/** The line of `export default` (or `export { x as default }`) in the routes file, else line 1. */
+function defaultExportAt(file: string): SourceLocation {
+  let lines: string[] = []
+  try {
+    lines = readFileSync(file, 'utf8').split('\n')
+  } catch {
+    // Located at line 1.
+  }
+  const at = lines.findIndex((line) => /^\s*export\s+(default\b|\{[^}]*\bdefault\b)/.test(line))
+  return { file: displayPath(file), line: at + 1 || 1, column: at === -1 ? 1 : lines[at]!.search(/\S/) + 1 }
 }
 
 /** An error the user's own code threw, located by its first frame inside the routes' folder. */

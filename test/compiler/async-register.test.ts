@@ -1,0 +1,120 @@
+/**
+ * An async routes function (or group callback) would lose every route it registers after an
+ * await: the compiler, collectRoutes and Kernel.boot refuse it with FW_ROUTES_ASYNC, and its later
+ * rejection cannot crash the process.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { collectRoutes, type Registrar } from '../../src/define/registrar.js'
+import { Kernel } from '../../src/runtime/kernel.js'
+import { silentLogger } from '../../src/runtime/logger.js'
+import { buildCacheFor, cleanupTempDirs } from '../runtime/kernel/support.js'
+import { assertBuilt, cleanupProjects, lines, makeProject, runFw } from '../support/project.js'
+
+beforeAll(assertBuilt)
+afterAll(() => {
+  cleanupProjects()
+  cleanupTempDirs()
+})
+
+const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms))
+
+describe('fw routes:list and route:cache build on an async routes function', () => {
+  it('refuse it with one FW_ROUTES_ASYNC line at the default export, rather than listing part of the routes', async () => {
+    const dir = makeProject({
+      'routes.ts': `const later = () => new Promise((done) => setTimeout(done, 50))\n\nexport default async (r) => {\n  r.get('/a', () => 'a')\n  await later()\n  r.get('/b', () => 'b')\n}\n`,
+    })
+    for (const args of [['routes:list'], ['route:cache', 'build', '--cache', 'cache']]) {
+      const result = await runFw([...args, '--routes', 'routes.ts'], { cwd: dir })
+      expect(result.code).toBe(1)
+      expect(result.stdout).toBe('')
+      const [error, hint, ...rest] = lines(result.stderr)
+      expect(rest).toEqual([])
+      expect(error).toMatch(
+        /^error routes\.ts:3:1: The default export of routes\.ts returned a promise .*\[FW_ROUTES_ASYNC\]$/,
+      )
+      expect(hint).toMatch(
+        /^ {2}hint: Register routes synchronously.*top-level await in the routes module is fine/,
+      )
+    }
+  })
+
+  it('print no raw stack when it throws after an await', async () => {
+    const dir = makeProject({
+      'routes.ts': `export default async (r) => {\n  r.get('/a', () => 'a')\n  await new Promise((done) => setTimeout(done, 50))\n  throw new Error('late failure')\n}\n`,
+    })
+    const result = await runFw(['routes:list', '--routes', 'routes.ts'], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe('')
+    expect(lines(result.stderr)).toHaveLength(2)
+    expect(result.stderr).toMatch(/\[FW_ROUTES_ASYNC\]/)
+    expect(result.stderr).not.toMatch(/late failure|^\s+at /m)
+  })
+
+  it('refuse an async group callback at the group', async () => {
+    const dir = makeProject({
+      'routes.ts': `export default (r) => {\n  r.get('/', () => 'home')\n  r.group('/api', async (r) => {\n    await null\n    r.get('/users', () => [])\n  })\n}\n`,
+    })
+    const result = await runFw(['routes:list', '--routes', 'routes.ts'], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(lines(result.stderr)[0]).toMatch(
+      /^error routes\.ts:3:\d+: A group callback returned a promise .*\[FW_ROUTES_ASYNC\]$/,
+    )
+  })
+
+  it('still accept top-level await in the routes module', async () => {
+    const dir = makeProject({
+      'routes.ts': `const prefix = await Promise.resolve('/v1')\nexport default (r) => {\n  r.get(prefix + '/a', () => 'a')\n}\n`,
+    })
+    const result = await runFw(['routes:list', '--routes', 'routes.ts', '--json'], { cwd: dir })
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject([{ path: '/v1/a' }])
+  })
+})
+
+describe('at run time', () => {
+  const asyncRoutes =
+    (failLater: boolean) =>
+    async (r: Registrar): Promise<void> => {
+      r.get('/a', () => 'a')
+      await sleep(20)
+      if (failLater) throw new Error('late failure')
+      r.get('/b', () => 'b')
+    }
+
+  it('collectRoutes refuses an async routes function', () => {
+    expect(() => collectRoutes(asyncRoutes(false))).toThrow(
+      expect.objectContaining({ code: 'FW_ROUTES_ASYNC' }),
+    )
+  })
+
+  it('Kernel.boot rejects instead of booting without the routes registered after the await', async () => {
+    // A cache that matches what the function registers before its await.
+    const dir = await buildCacheFor((r) => r.get('/a', () => 'a'))
+    await expect(
+      Kernel.boot({
+        routeCache: dir,
+        register: asyncRoutes(false),
+        log: silentLogger,
+        signingKeys: ['k'],
+      }),
+    ).rejects.toMatchObject({
+      code: 'FW_ROUTES_ASYNC',
+      message: expect.stringMatching(/^The routes function returned a promise/),
+    })
+  })
+
+  it("catches the refused function's later rejection (no unhandled rejection)", async () => {
+    const unhandled: unknown[] = []
+    const note = (reason: unknown): void => void unhandled.push(reason)
+    process.on('unhandledRejection', note)
+    try {
+      expect(() => collectRoutes(asyncRoutes(true))).toThrow(
+        expect.objectContaining({ code: 'FW_ROUTES_ASYNC' }),
+      )
+      await sleep(100)
+      expect(unhandled).toEqual([])
+    } finally {
+      process.off('unhandledRejection', note)
+    }
+  })
+})
