@@ -12,7 +12,7 @@ import { buildCache } from '../compiler/index.js'
 import type { Registrar } from '../define/registrar.js'
 import { FwError } from '../shared/errors.js'
 import { serveLogger } from './dev-logger.js'
-import { startServer, type RunningServer } from './server.js'
+import { listenError, startServer, type RunningServer } from './server.js'
 import { watchRoutes } from './watch-routes.js'
 
 export interface ServeOptions {
@@ -62,7 +62,7 @@ async function serveOne(options: ServeOptions): Promise<void> {
   const server = await startServer(kernel, { ...options, port })
   useServerUrl(kernel, server.url)
   if (!cluster.isWorker) {
-    options.say(`fw serve → ${server.url}  (${kernel.router.routes.length} routes, ${kernel.env}${options.watch ? ', watching' : ''})`)
+    options.say(`fw serve → ${server.url}  (${kernel.router.routes.length} route${kernel.router.routes.length === 1 ? '' : 's'}, ${kernel.env}${options.watch ? ', watching' : ''})`)
   }
   const watcher = options.watch
     ? watchRoutes({
@@ -73,7 +73,7 @@ async function serveOne(options: ServeOptions): Promise<void> {
           boot(options, result.register).then((next) => {
             kernel = useServerUrl(next, server.url)
             server.swap(next)
-            options.say(`reloaded ${result.manifest.routeCount} routes (changed: ${changed.join(', ')})`)
+            options.say(`reloaded ${result.manifest.routeCount} route${result.manifest.routeCount === 1 ? '' : 's'} (changed: ${changed.join(', ')})`)
           }, options.onError)
         },
         onError: (error) => {
@@ -84,7 +84,7 @@ async function serveOne(options: ServeOptions): Promise<void> {
     : null
   await untilSignal()
   await watcher?.close()
-  await drain(server)
+  await drain(server, options.warn)
   // The connections the app opened (Redis, PostgreSQL) would keep the process alive.
   await (await import('../throttle/index.js')).closeDefaultThrottle()
   await (await import('../auth/index.js')).closeDefaultAuth()
@@ -117,8 +117,12 @@ async function loadRegister(routesFile: string): Promise<(r: Registrar) => void>
   return (await loadRoutesFile(routesFile)).register
 }
 
-async function drain(server: RunningServer): Promise<void> {
-  const timer = setTimeout(() => server.server.closeAllConnections(), 10_000)
+async function drain(server: RunningServer, warn: (line: string) => void): Promise<void> {
+  // Idle connections are closed as they turn idle (server.close): what is left is still working.
+  const timer = setTimeout(() => {
+    warn('cut off the in-flight requests still running 10 s after the stop signal')
+    server.server.closeAllConnections()
+  }, 10_000)
   timer.unref()
   await server.close()
   clearTimeout(timer)
@@ -216,7 +220,7 @@ async function runPrimary(options: ServeOptions): Promise<void> {
 function freePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer()
-    probe.once('error', reject)
+    probe.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, { port: 0, host })))
     probe.listen(0, host, () => {
       const { port } = probe.address() as AddressInfo
       probe.close(() => resolve(port))
@@ -245,8 +249,14 @@ function checkProductionSecret(kernelEnv: KernelOptions['env']): void {
   if ((kernelEnv ?? process.env.APP_ENV) !== 'production') return
   const secret = process.env.JWT_SECRET ?? ''
   if (Buffer.byteLength(secret) < 32) {
-    throw new FwError('FW_SERVE_CONFIG', `JWT_SECRET is ${secret === '' ? 'not set' : `only ${Buffer.byteLength(secret)} bytes`}; production needs at least 32 bytes`, {
-      hint: 'Set JWT_SECRET to 32 or more random bytes, e.g. JWT_SECRET=$(openssl rand -hex 32).',
+    // applyConfigEnv (src/cli/config.ts) names the variables the config file set, which win over
+    // the environment: then the fix is in that file.
+    const configFile = (process.env.FW_CONFIG_VARS ?? '').split(',').includes('JWT_SECRET') ? (process.env.FW_CONFIG_FILE ?? 'fw.config.ts') : null
+    const size = secret === '' ? (configFile ? 'empty' : 'not set') : `only ${Buffer.byteLength(secret)} bytes`
+    throw new FwError('FW_SERVE_CONFIG', `JWT_SECRET ${configFile ? `from ${configFile} ` : ''}is ${size}; production needs at least 32 bytes`, {
+      hint: configFile
+        ? `Change JWT_SECRET in ${configFile} (it wins over the environment) to 32 or more random bytes, e.g. from \`openssl rand -hex 32\`.`
+        : 'Set JWT_SECRET to 32 or more random bytes, e.g. JWT_SECRET=$(openssl rand -hex 32).',
     })
   }
 }

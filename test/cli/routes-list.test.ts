@@ -119,4 +119,11 @@ describe('fw routes:list', () => {
       expect.stringMatching(/^ {2}hint: /),
     ])
   })
+
+  it('counts one route as "1 route"', async () => {
+    const one = makeProject({ 'routes.mjs': `export default (r) => {\n  r.get('/', () => 'home', 'home')\n}\n` })
+    const { code, stdout } = await runFw(['routes:list', '--routes', 'routes.mjs'], { cwd: one })
+    expect(code).toBe(0)
+    expect(parseTable(stdout).footer).toBe('1 route')
+  })
 })

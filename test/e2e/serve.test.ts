@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { SignJWT } from 'jose'
 import { POSTGRES_URL, REDIS_URL, reachable } from '../auth/support.js'
-import { assertBuilt, cleanupProjects, makeProject, runFw } from '../support/project.js'
+import { assertBuilt, cleanupProjects, lines, makeProject, runFw } from '../support/project.js'
 import { serveApp } from '../support/server.js'
 
 const ROUTES = (extra = ''): string => `export default (r) => {
@@ -123,6 +123,92 @@ describe('fw serve', () => {
       await app.stop()
     }
   })
+
+  // 10.255.255.1 is on no interface of the test machine; .invalid names never resolve (RFC 2606).
+  it.each([
+    ['an address that is not this machine\'s (EADDRNOTAVAIL)', '10.255.255.1', /error Cannot listen on 10\.255\.255\.1:0: 10\.255\.255\.1 is not an address of this machine \(EADDRNOTAVAIL\) \[FW_SERVE_HOST\]/],
+    ['a host name that does not resolve (ENOTFOUND)', 'nonexistent.invalid', /error Cannot listen on nonexistent\.invalid:0: the host name nonexistent\.invalid (is not known \(ENOTFOUND\)|cannot be looked up now \(EAI_AGAIN\)) \[FW_SERVE_HOST\]/],
+  ])('reports --host with %s as one error line with a hint, exit 1', async (_what, host, error) => {
+    const dir = makeProject({ 'routes.mjs': ROUTES() })
+    const result = await runFw(['serve', '--routes', 'routes.mjs', '--port', '0', '--host', host], { cwd: dir })
+    expect(result.code, result.stderr).toBe(1)
+    expect(result.stderr).toMatch(error)
+    expect(result.stderr).toMatch(/hint: .*use 127\.0\.0\.1 .*0\.0\.0\.0 .*one of its addresses/)
+    expect(result.stderr).not.toMatch(/bug in fw/)
+    expect(result.stderr).not.toMatch(/\n\s+at /)
+  })
+
+  it('with --workers, reports a host that is not this machine\'s as a user error from the worker, then FW_SERVE_WORKER', async () => {
+    const dir = makeProject({ 'routes.mjs': ROUTES() })
+    const result = await runFw(['serve', '--routes', 'routes.mjs', '--workers', '2', '--port', '4517', '--host', '10.255.255.1'], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(result.stderr.match(/10\.255\.255\.1 is not an address of this machine \(EADDRNOTAVAIL\) \[FW_SERVE_HOST\]/g)).toHaveLength(1)
+    expect(result.stderr).toMatch(/error A worker stopped while starting \(exit code 1\) \[FW_SERVE_WORKER\]/)
+    expect(result.stderr).not.toMatch(/bug in fw/)
+    expect(result.stderr).not.toMatch(/\n\s+at /)
+  }, 60_000)
+
+  // Number() would take all of these (0x1100 is 4352; '' and ' ' are 0, a random port).
+  it.each([
+    ['--port', '0x1100', "--port 0x1100 is not a port number"],
+    ['--port', '', "--port '' is not a port number"],
+    ['--port', ' 80', "--port ' 80' is not a port number"],
+    ['--port', '1e3', '--port 1e3 is not a port number'],
+    ['--port', '65536', '--port 65536 is not a port number'],
+    ['--workers', '0x2', '--workers 0x2 is not a worker count'],
+    ['--workers', '2.0', '--workers 2.0 is not a worker count'],
+  ])('refuses %s %j: decimal numbers only', async (flag, value, message) => {
+    const dir = makeProject({ 'routes.mjs': ROUTES() })
+    const result = await runFw(['serve', '--routes', 'routes.mjs', flag, value], { cwd: dir })
+    expect(result.code, result.stdout + result.stderr).toBe(1)
+    expect(lines(result.stderr)).toEqual([`error ${message} [FW_SERVE_CONFIG]`, expect.stringMatching(/^ {2}hint: .*decimal/)])
+  })
+
+  it('names PORT=abc, not --port, when the bad port came from the environment', async () => {
+    const dir = makeProject({ 'routes.mjs': ROUTES() })
+    const result = await runFw(['serve', '--routes', 'routes.mjs'], { cwd: dir, env: { PORT: 'abc' } })
+    expect(result.code).toBe(1)
+    expect(lines(result.stderr)).toEqual(['error PORT=abc is not a port number [FW_SERVE_CONFIG]', expect.stringMatching(/^ {2}hint: PORT comes from the environment/)])
+  })
+
+  it('takes an empty PORT as unset: port 3000, not a random one', async () => {
+    const dir = makeProject({ 'routes.mjs': ROUTES() })
+    // An address the machine does not have: the error names the port tried, and nothing listens.
+    const result = await runFw(['serve', '--routes', 'routes.mjs', '--host', '10.255.255.1'], { cwd: dir, env: { PORT: '' } })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/error Cannot listen on 10\.255\.255\.1:3000: /)
+  })
+
+  it('says "1 route" in the banner and after a --watch reload', async () => {
+    const one = (path: string): string => `export default (r) => {\n  r.get('${path}', () => 'one', 'one')\n}\n`
+    const dir = makeProject({ 'routes.mjs': one('/a') })
+    const app = await serveApp(['--routes', 'routes.mjs', '--watch'], { cwd: dir })
+    try {
+      expect(app.output()).toMatch(/fw serve → \S+ {2}\(1 route, \w+, watching\)/)
+      // The watcher starts after the banner: a change made at once may come before it looks.
+      for (let n = 0; !/reloaded 1 route \(changed: .*routes\.mjs\)/.test(app.output()); n++) {
+        if (n === 20) throw new Error(`no reload; server output:\n${app.output()}`)
+        writeFileSync(join(dir, 'routes.mjs'), one(`/b${n}`))
+        await new Promise((r) => setTimeout(r, 1000))
+      }
+    } finally {
+      expect(await app.stop(), app.output()).toBe(0)
+    }
+    expect(app.output()).not.toMatch(/cut off/)
+  }, 60_000)
+
+  it('cuts off a request still running 10 s after SIGTERM, says so in one warning line, then exits 0', async () => {
+    // Never answers, and holds no timer: the process can exit once the connection is closed.
+    const dir = makeProject({ 'routes.mjs': ROUTES("r.get('/hang', () => new Promise(() => {}), 'hang')") })
+    const app = await serveApp(['--routes', 'routes.mjs'], { cwd: dir })
+    const hanging = fetch(`${app.url}/hang`).then(() => 'answered', () => 'cut off')
+    await new Promise((r) => setTimeout(r, 200))
+    const stopped = Date.now()
+    expect(await app.stop(), app.output()).toBe(0)
+    expect(Date.now() - stopped).toBeGreaterThanOrEqual(9_500)
+    expect(await hanging).toBe('cut off')
+    expect(app.output().match(/cut off the in-flight requests still running 10 s after the stop signal/g)).toHaveLength(1)
+  }, 30_000)
 })
 
 describe('fw serve logs', () => {

@@ -1,9 +1,9 @@
 /** `fw init [DIR]`: scaffold an app from templates/init (never overwrites a file). */
 import type { Command } from 'commander'
 import pc from 'picocolors'
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
-import { join, relative, resolve } from 'node:path'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Output } from '../output.js'
 
@@ -20,6 +20,13 @@ export function registerInitCommand(program: Command, output: Output): void {
     .action(async (dir: string) => {
       const target = resolve(dir)
       const names = await readdir(TEMPLATES)
+      // A file where the app's folder should be: said before existsSync below takes it for no clash.
+      if (isFile(target)) {
+        const { FwError } = await import('../../shared/errors.js')
+        throw new FwError('FW_INIT_WRITE', `Cannot create the app in ${shown(target)}: it is a file, not a folder`, {
+          hint: 'Pick a folder that does not exist yet or an empty one, e.g. fw init my-app.',
+        })
+      }
       const clashes = names.map((n) => RENAMES[n] ?? n).filter((n) => existsSync(join(target, n)))
       if (clashes.length > 0) {
         const { FwError } = await import('../../shared/errors.js')
@@ -27,14 +34,92 @@ export function registerInitCommand(program: Command, output: Output): void {
           hint: 'fw init never overwrites files: pick an empty folder, e.g. fw init my-app.',
         })
       }
-      await mkdir(target, { recursive: true })
-      for (const name of names) await copyFile(join(TEMPLATES, name), join(target, RENAMES[name] ?? name))
-      // fw is installed from this copy of it (the "fw" name on the npm registry is not this project).
-      const manifest = join(target, 'package.json')
-      const text = await readFile(manifest, 'utf8')
-      await writeFile(manifest, text.replace('"fw": "*"', `"fw": ${JSON.stringify(`file:${FW_ROOT}`)}`))
+      try {
+        await makeFolder(target)
+        for (const name of names) await copyFile(join(TEMPLATES, name), join(target, RENAMES[name] ?? name))
+        // fw is installed from this copy of it (the "fw" name on the npm registry is not this project).
+        const manifest = join(target, 'package.json')
+        const text = await readFile(manifest, 'utf8')
+        await writeFile(manifest, text.replace('"fw": "*"', `"fw": ${JSON.stringify(`file:${FW_ROOT}`)}`))
+      } catch (error) {
+        throw await writeError(error, target)
+      }
       const where = relative(process.cwd(), target) || '.'
       output.out(`${pc.green('✔ created')} ${names.map((n) => RENAMES[n] ?? n).join(', ')} in ${pc.bold(where)}`)
-      output.out(`next: ${where === '.' ? '' : `cd ${where} && `}npm install && npx fw serve --watch`)
+      output.out(`next: ${where === '.' ? '' : `cd ${shellQuote(where)} && `}npm install && npx fw serve --watch`)
     })
+}
+
+// File-system failures a user can mend (as FW_CACHE_WRITE does): what went wrong, and what to do.
+const IN_THE_WAY = 'Move that file away, or pick another folder, e.g. fw init my-app.'
+const DENIED = 'Pick a folder you can write to (e.g. in your home folder), or fix its permissions.'
+const CAUSES: Record<string, [cause: string, hint: string]> = {
+  ENOTDIR: ['a file is in the way of the folder', IN_THE_WAY],
+  EEXIST: ['a file is in the way of the folder', IN_THE_WAY],
+  EACCES: ['permission denied', DENIED],
+  EPERM: ['permission denied', DENIED],
+  EROFS: ['the file system is read-only', 'Pick a folder on a writable disk (e.g. in your home folder).'],
+  ENOSPC: ['the disk is full', 'Free some space, or pick a folder on another disk.'],
+  EDQUOT: ['the disk quota is used up', 'Free some space, or pick a folder on another disk.'],
+  // mkdir where the file system takes no new folders (/proc, /sys).
+  ENOENT: ['no folder can be made there', 'Pick a folder on an ordinary disk (e.g. in your home folder).'],
+}
+
+/** A file-system error of fw init as a user error naming the folder (and the file at fault), or the error unchanged. */
+async function writeError(error: unknown, target: string): Promise<unknown> {
+  const { code, path, dest } = (error ?? {}) as NodeJS.ErrnoException & { dest?: string }
+  const found = code === undefined ? undefined : CAUSES[code]
+  // The path the system named, when it is the folder or inside it (copyFile names the template
+  // first): a template missing (ENOENT) is a broken install of fw, not the user's to mend.
+  const inside = [dest, path].find((p) => p !== undefined && (p === target || p.startsWith(target + sep)))
+  if (found === undefined || (code === 'ENOENT' && inside === undefined)) return error
+  const { FwError } = await import('../../shared/errors.js')
+  let cause = found[0]
+  const file = code === 'ENOTDIR' || code === 'EEXIST' ? fileInTheWay(target) : undefined
+  if (file !== undefined) cause = `${shown(file)} is a file, not a folder`
+  else if (inside !== undefined && inside !== target) cause += ` at ${shown(inside)}`
+  return new FwError('FW_INIT_WRITE', `Cannot create the app in ${shown(target)}: ${cause} (${code})`, { hint: found[1], cause: error })
+}
+
+/**
+ * `mkdir -p`, one level at a time: Node's recursive mkdir reports EROFS as ENOENT, and loops
+ * forever where mkdir always fails with ENOENT (under /proc).
+ */
+async function makeFolder(target: string): Promise<void> {
+  const missing: string[] = []
+  for (let at = target; !existsSync(at) && dirname(at) !== at; at = dirname(at)) missing.unshift(at)
+  for (const folder of missing) {
+    await mkdir(folder).catch((error: NodeJS.ErrnoException) => {
+      // Made meanwhile by someone else: fine.
+      if (error.code !== 'EEXIST' || !statSync(folder).isDirectory()) throw error
+    })
+  }
+}
+
+/** The target, or the nearest of its parents, when it is a file. */
+function fileInTheWay(target: string): string | undefined {
+  for (let at = target; ; at = dirname(at)) {
+    if (isFile(at)) return at
+    if (dirname(at) === at) return undefined
+  }
+}
+
+/** Whether `path` is a file; false when it is missing or cannot be looked at (ENOTDIR, EACCES). */
+function isFile(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false
+  } catch {
+    return false
+  }
+}
+
+/** A path relative to the working folder; absolute when it lies outside it. */
+function shown(path: string): string {
+  const near = relative(process.cwd(), path)
+  return near === '' ? '.' : near === '..' || near.startsWith('..' + sep) ? path : near
+}
+
+/** A path as it can be pasted into a POSIX shell: quoted when it has spaces or shell symbols. */
+export function shellQuote(value: string): string {
+  return /^[\w.:@%+=,/-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`
 }
