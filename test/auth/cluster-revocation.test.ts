@@ -162,7 +162,7 @@ describe('ClusterRevocationList across node:cluster workers', () => {
 
   it("rejects when the primary's list refuses (the callers answer 503)", async () => {
     await expect(a.call('revoke', 'refused', inSeconds(60))).rejects.toThrow(
-      "The primary's revocation list failed: no room",
+      'The primary failed a revocation call: no room',
     )
   })
 
