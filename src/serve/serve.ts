@@ -61,9 +61,6 @@ async function serveOne(options: ServeOptions): Promise<void> {
   const port = cluster.isWorker && process.env[WORKER_PORT] ? Number(process.env[WORKER_PORT]) : options.port
   const server = await startServer(kernel, { ...options, port })
   useServerUrl(kernel, server.url)
-  if (!cluster.isWorker) {
-    options.say(`fw serve → ${server.url}  (${kernel.router.routes.length} route${kernel.router.routes.length === 1 ? '' : 's'}, ${kernel.env}${options.watch ? ', watching' : ''})`)
-  }
   const watcher = options.watch
     ? watchRoutes({
         routesFile: options.routes,
@@ -82,6 +79,11 @@ async function serveOne(options: ServeOptions): Promise<void> {
         },
       })
     : null
+  // The banner once the watcher is ready: an edit made right after it is seen.
+  await watcher?.ready
+  if (!cluster.isWorker) {
+    options.say(`fw serve → ${server.url}  (${kernel.router.routes.length} route${kernel.router.routes.length === 1 ? '' : 's'}, ${kernel.env}${options.watch ? ', watching' : ''})`)
+  }
   await untilSignal()
   await watcher?.close()
   await drain(server, options.warn)

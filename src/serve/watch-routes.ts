@@ -17,7 +17,7 @@ export interface WatchOptions {
 }
 
 export interface RouteWatcher {
-  /** Resolves after the first build attempt (successful or not). */
+  /** Resolves after the first build attempt (successful or not), once the files are watched. */
   ready: Promise<void>
   close(): Promise<void>
 }
@@ -63,7 +63,8 @@ export function watchRoutes(options: WatchOptions): RouteWatcher {
   }
 
   watcher.on('change', schedule).on('add', schedule).on('unlink', schedule)
-  const ready = runBuild([])
+  const watching = new Promise<void>((resolve) => watcher.once('ready', () => resolve()))
+  const ready = Promise.all([runBuild([]), watching]).then(() => undefined)
   return {
     ready,
     async close() {

@@ -171,6 +171,20 @@ describe('fw serve', () => {
     expect(lines(result.stderr)).toEqual(['error PORT=abc is not a port number [FW_SERVE_CONFIG]', expect.stringMatching(/^ {2}hint: PORT comes from the environment/)])
   })
 
+  it('names fw.config.ts when the bad PORT came from it', async () => {
+    const dir = makeProject({ 'routes.mjs': ROUTES(), 'fw.config.ts': "export default { env: { PORT: '80a' } }\n" })
+    const result = await runFw(['serve', '--routes', 'routes.mjs'], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(lines(result.stderr)).toEqual(['error PORT=80a (from fw.config.ts) is not a port number [FW_SERVE_CONFIG]', expect.stringMatching(/^ {2}hint: Set PORT in fw\.config\.ts/)])
+  })
+
+  it('refuses an empty --host (Node would listen on every interface)', async () => {
+    const dir = makeProject({ 'routes.mjs': ROUTES() })
+    const result = await runFw(['serve', '--routes', 'routes.mjs', '--host', ''], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(lines(result.stderr)).toEqual(['error --host is empty [FW_SERVE_CONFIG]', expect.stringMatching(/^ {2}hint: Use 127\.0\.0\.1/)])
+  })
+
   it('takes an empty PORT as unset: port 3000, not a random one', async () => {
     const dir = makeProject({ 'routes.mjs': ROUTES() })
     // An address the machine does not have: the error names the port tried, and nothing listens.
@@ -185,12 +199,9 @@ describe('fw serve', () => {
     const app = await serveApp(['--routes', 'routes.mjs', '--watch'], { cwd: dir })
     try {
       expect(app.output()).toMatch(/fw serve → \S+ {2}\(1 route, \w+, watching\)/)
-      // The watcher starts after the banner: a change made at once may come before it looks.
-      for (let n = 0; !/reloaded 1 route \(changed: .*routes\.mjs\)/.test(app.output()); n++) {
-        if (n === 20) throw new Error(`no reload; server output:\n${app.output()}`)
-        writeFileSync(join(dir, 'routes.mjs'), one(`/b${n}`))
-        await new Promise((r) => setTimeout(r, 1000))
-      }
+      // The banner comes once the watcher is ready: a change made at once is seen.
+      writeFileSync(join(dir, 'routes.mjs'), one('/b'))
+      await waitFor(() => /reloaded 1 route \(changed: .*routes\.mjs\)/.test(app.output()), app.output, 20_000)
     } finally {
       expect(await app.stop(), app.output()).toBe(0)
     }

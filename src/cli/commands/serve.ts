@@ -2,6 +2,7 @@
 import type { Command } from 'commander'
 import pc from 'picocolors'
 import { applyConfigEnv, readConfig, resolvePaths } from '../config.js'
+import { FwError } from '../../shared/errors.js'
 import { isDebug, printError, type Output } from '../output.js'
 import { shellQuote } from './init.js'
 
@@ -26,25 +27,18 @@ export function registerServeCommand(program: Command, output: Output): void {
     .option('--workers <n>', 'processes sharing the port', '1')
     .action(async (flags: ServeFlags) => {
       // Decimal digits only: Number() would also take '0x1100', '1e3', ' 80' and '' (which is 0).
-      // An empty PORT in the environment counts as unset.
-      const fromEnv = flags.port === undefined && (process.env.PORT ?? '') !== ''
-      const portText = flags.port ?? (fromEnv ? process.env.PORT! : '3000')
-      const port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN
       const workers = /^\d+$/.test(flags.workers) ? Number(flags.workers) : NaN
-      const { FwError } = await import('../../shared/errors.js')
-      if (Number.isNaN(port) || port > 65535) {
-        throw new FwError('FW_SERVE_CONFIG', `${fromEnv ? 'PORT=' : '--port '}${shellQuote(portText)} is not a port number`, {
-          hint: fromEnv
-            ? 'PORT comes from the environment: set it to a whole number from 0 to 65535, in decimal, or unset it (3000).'
-            : 'Use a whole number from 0 to 65535, in decimal (0 picks a free port).',
-        })
-      }
       if (Number.isNaN(workers) || workers < 1 || workers > 64) {
         throw new FwError('FW_SERVE_CONFIG', `--workers ${shellQuote(flags.workers)} is not a worker count`, { hint: 'Use a whole number from 1 to 64, in decimal.' })
       }
+      if (flags.host === '') {
+        throw new FwError('FW_SERVE_CONFIG', '--host is empty', { hint: 'Use 127.0.0.1 (this machine only), 0.0.0.0 (every interface) or an address of this machine.' })
+      }
       const config = await readConfig()
-      // Before anything reads them: the kernel, the auth and throttle stores, the secret check.
+      // Before anything reads them: the kernel, the auth and throttle stores, the secret check,
+      // and PORT, which the config may set too.
       applyConfigEnv(config)
+      const port = portOf(flags.port)
       const paths = await resolvePaths(flags, config)
       const { serve } = await import('../../serve/serve.js')
       const debug = isDebug(process.argv)
@@ -61,4 +55,26 @@ export function registerServeCommand(program: Command, output: Output): void {
         onError: (error) => printError(output, error, debug),
       })
     })
+}
+
+/**
+ * The port: --port, else PORT (from fw.config.ts or the environment; empty counts as unset), else
+ * 3000. Decimal digits only; the error names where the value came from.
+ */
+function portOf(flag: string | undefined): number {
+  const env = process.env.PORT ?? ''
+  const text = flag ?? (env !== '' ? env : '3000')
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN
+  if (!Number.isNaN(port) && port <= 65535) return port
+  if (flag !== undefined) {
+    throw new FwError('FW_SERVE_CONFIG', `--port ${shellQuote(text)} is not a port number`, {
+      hint: 'Use a whole number from 0 to 65535, in decimal (0 picks a free port).',
+    })
+  }
+  const configFile = (process.env.FW_CONFIG_VARS ?? '').split(',').includes('PORT') ? process.env.FW_CONFIG_FILE : undefined
+  throw new FwError('FW_SERVE_CONFIG', `PORT=${shellQuote(text)}${configFile ? ` (from ${configFile})` : ''} is not a port number`, {
+    hint: configFile
+      ? `Set PORT in ${configFile} to a whole number from 0 to 65535, in decimal, or remove it (3000).`
+      : 'PORT comes from the environment: set it to a whole number from 0 to 65535, in decimal, or unset it (3000).',
+  })
 }
