@@ -23,6 +23,7 @@ import { pathToFileURL } from 'node:url'
 import { build, stop, type BuildFailure, type Message } from 'esbuild'
 import { displayPath } from '../define/location.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
+import { writeFailure } from '../shared/fs-errors.js'
 import { escapeRegExp } from '../shared/pattern.js'
 import { sha256 } from './build.js'
 
@@ -176,17 +177,6 @@ function isFolder(path: string): boolean {
   }
 }
 
-// File-system failures a user can mend, said as such.
-const WRITE_CAUSES: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'the file system is read-only',
-  ENOSPC: 'the disk is full',
-  EDQUOT: 'the disk quota is used up',
-  ENOTDIR: 'a file is in the way of the folder',
-  EEXIST: 'a file is in the way of the folder',
-}
-
 /**
  * Writes the bundle to the first of `folders` that takes it (created as needed); when none does,
  * FW_TEMP_WRITE naming the folders and the errno. `file` is the module being loaded.
@@ -208,7 +198,7 @@ export async function writeTemporary(folders: readonly string[], name: string, c
   }
   const [first] = failures
   const why = (f: (typeof failures)[number]): string =>
-    `${WRITE_CAUSES[f.error.code ?? ''] ?? f.error.message} (${f.error.code ?? 'unknown error'})`
+    `${writeFailure(f.error) ?? f.error.message} (${f.error.code ?? 'unknown error'})`
   const tried = failures.map((f) => `"${displayPath(f.folder) || '.'}": ${why(f)}`).join('; nor to ')
   throw new FwError('FW_TEMP_WRITE', `Cannot write the temporary bundle of ${displayPath(file)} to ${tried}`, {
     hint: `fw imports ${basename(file)} from a temporary bundle: let the user running fw create and write ${displayPath(first?.folder ?? dirname(file)) || '.'}.`,

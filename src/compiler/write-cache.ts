@@ -19,6 +19,7 @@ import {
   type Manifest,
 } from '../shared/cache-format.js'
 import { FwError } from '../shared/errors.js'
+import { writeFailure } from '../shared/fs-errors.js'
 import type { BuildOutput } from './build.js'
 
 const KEEP_GENERATIONS = 2
@@ -40,22 +41,10 @@ export async function writeCache(dir: string, build: BuildOutput): Promise<Write
   }
 }
 
-// File-system failures a user can mend (a file where the folder should be, no permission, a
-// read-only or full disk): said as such, not as a bug in fw.
-const CAUSES: Record<string, string> = {
-  EEXIST: 'a file is in the way of the folder',
-  ENOTDIR: 'a file is in the way of the folder',
-  EISDIR: 'a folder is in the way of a file',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'the file system is read-only',
-  ENOSPC: 'the disk is full',
-}
-
 function userFacing(error: unknown, root: string): unknown {
-  const code = (error as NodeJS.ErrnoException | null)?.code
-  const cause = code === undefined ? undefined : CAUSES[code]
+  const cause = writeFailure(error)
   if (cause === undefined) return error
+  const code = (error as NodeJS.ErrnoException).code
   return new FwError('FW_CACHE_WRITE', `Cannot write the route cache to "${root}": ${cause} (${code})`, {
     hint: 'Point --cache at a folder fw can create and write, such as .fw/cache.',
     cause: error,

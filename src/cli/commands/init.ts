@@ -5,6 +5,7 @@ import { existsSync, statSync } from 'node:fs'
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { writeFailure } from '../../shared/fs-errors.js'
 import type { Output } from '../output.js'
 
 const TEMPLATES = fileURLToPath(new URL('../../../templates/init', import.meta.url))
@@ -50,35 +51,36 @@ export function registerInitCommand(program: Command, output: Output): void {
     })
 }
 
-// File-system failures a user can mend (as FW_CACHE_WRITE does): what went wrong, and what to do.
+// What to do about a failure writeFailure() words (as FW_CACHE_WRITE does); ENOENT from mkdir
+// where the file system takes no new folders (/proc, /sys).
 const IN_THE_WAY = 'Move that file away, or pick another folder, e.g. fw init my-app.'
 const DENIED = 'Pick a folder you can write to (e.g. in your home folder), or fix its permissions.'
-const CAUSES: Record<string, [cause: string, hint: string]> = {
-  ENOTDIR: ['a file is in the way of the folder', IN_THE_WAY],
-  EEXIST: ['a file is in the way of the folder', IN_THE_WAY],
-  EACCES: ['permission denied', DENIED],
-  EPERM: ['permission denied', DENIED],
-  EROFS: ['the file system is read-only', 'Pick a folder on a writable disk (e.g. in your home folder).'],
-  ENOSPC: ['the disk is full', 'Free some space, or pick a folder on another disk.'],
-  EDQUOT: ['the disk quota is used up', 'Free some space, or pick a folder on another disk.'],
-  // mkdir where the file system takes no new folders (/proc, /sys).
-  ENOENT: ['no folder can be made there', 'Pick a folder on an ordinary disk (e.g. in your home folder).'],
+const FULL = 'Free some space, or pick a folder on another disk.'
+const HINTS: Record<string, string> = {
+  ENOTDIR: IN_THE_WAY,
+  EEXIST: IN_THE_WAY,
+  EACCES: DENIED,
+  EPERM: DENIED,
+  EROFS: 'Pick a folder on a writable disk (e.g. in your home folder).',
+  ENOSPC: FULL,
+  EDQUOT: FULL,
 }
+const NO_FOLDER: [cause: string, hint: string] = ['no folder can be made there', 'Pick a folder on an ordinary disk (e.g. in your home folder).']
 
 /** A file-system error of fw init as a user error naming the folder (and the file at fault), or the error unchanged. */
 async function writeError(error: unknown, target: string): Promise<unknown> {
   const { code, path, dest } = (error ?? {}) as NodeJS.ErrnoException & { dest?: string }
-  const found = code === undefined ? undefined : CAUSES[code]
+  const [words, hint] = code === 'ENOENT' ? NO_FOLDER : [writeFailure(error), HINTS[code ?? '']]
   // The path the system named, when it is the folder or inside it (copyFile names the template
   // first): a template missing (ENOENT) is a broken install of fw, not the user's to mend.
   const inside = [dest, path].find((p) => p !== undefined && (p === target || p.startsWith(target + sep)))
-  if (found === undefined || (code === 'ENOENT' && inside === undefined)) return error
+  if (words === undefined || hint === undefined || (code === 'ENOENT' && inside === undefined)) return error
   const { FwError } = await import('../../shared/errors.js')
-  let cause = found[0]
+  let cause = words
   const file = code === 'ENOTDIR' || code === 'EEXIST' ? fileInTheWay(target) : undefined
   if (file !== undefined) cause = `${shown(file)} is a file, not a folder`
   else if (inside !== undefined && inside !== target) cause += ` at ${shown(inside)}`
-  return new FwError('FW_INIT_WRITE', `Cannot create the app in ${shown(target)}: ${cause} (${code})`, { hint: found[1], cause: error })
+  return new FwError('FW_INIT_WRITE', `Cannot create the app in ${shown(target)}: ${cause} (${code})`, { hint, cause: error })
 }
 
 /**
