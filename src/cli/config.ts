@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { displayPath } from '../define/location.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
+import { CONFIG_FILE_MARKER, CONFIG_VARS_MARKER } from '../shared/config-markers.js'
 
 /** The configuration variables (DESIGN.md "Configuration"). */
 export const CONFIG_VARIABLES = ['JWT_SECRET', 'APP_ENV', 'DATABASE_URL', 'REDIS_URL', 'TRUSTED_PROXIES'] as const
@@ -55,13 +56,6 @@ export async function readConfig(cwd = process.cwd()): Promise<FwConfig> {
 // The file each config read by readConfig came from.
 const configFiles = new WeakMap<object, string>()
 
-/**
- * Set by applyConfigEnv: the configuration variables the config file set (comma-separated) and
- * the file, so that an error about one of them (fw serve's JWT_SECRET check) can send the user to
- * the file rather than the environment, which the file overrides.
- */
-export const CONFIG_VARS_MARKER = 'FW_CONFIG_VARS'
-export const CONFIG_FILE_MARKER = 'FW_CONFIG_FILE'
 
 /**
  * An error importModule raised for the config file (it speaks of "routes"): FW_CONFIG_INVALID at

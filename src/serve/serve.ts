@@ -10,6 +10,7 @@ import type { KernelOptions } from '../runtime/kernel.js'
 import { Kernel } from '../runtime/kernel.js'
 import { buildCache } from '../compiler/index.js'
 import type { Registrar } from '../define/registrar.js'
+import { configFileThatSet } from '../shared/config-markers.js'
 import { FwError } from '../shared/errors.js'
 import { serveLogger } from './dev-logger.js'
 import { listenError, startServer, type RunningServer } from './server.js'
@@ -251,9 +252,8 @@ function checkProductionSecret(kernelEnv: KernelOptions['env']): void {
   if ((kernelEnv ?? process.env.APP_ENV) !== 'production') return
   const secret = process.env.JWT_SECRET ?? ''
   if (Buffer.byteLength(secret) < 32) {
-    // applyConfigEnv (src/cli/config.ts) names the variables the config file set, which win over
-    // the environment: then the fix is in that file.
-    const configFile = (process.env.FW_CONFIG_VARS ?? '').split(',').includes('JWT_SECRET') ? (process.env.FW_CONFIG_FILE ?? 'fw.config.ts') : null
+    // A value from the config file wins over the environment: then the fix is in that file.
+    const configFile = configFileThatSet('JWT_SECRET')
     const size = secret === '' ? (configFile ? 'empty' : 'not set') : `only ${Buffer.byteLength(secret)} bytes`
     throw new FwError('FW_SERVE_CONFIG', `JWT_SECRET ${configFile ? `from ${configFile} ` : ''}is ${size}; production needs at least 32 bytes`, {
       hint: configFile

@@ -2,6 +2,7 @@
 import type { Command } from 'commander'
 import pc from 'picocolors'
 import { applyConfigEnv, readConfig, resolvePaths } from '../config.js'
+import { configFileThatSet } from '../../shared/config-markers.js'
 import { FwError } from '../../shared/errors.js'
 import { isDebug, printError, type Output } from '../output.js'
 import { shellQuote } from './init.js'
@@ -71,7 +72,7 @@ function portOf(flag: string | undefined): number {
       hint: 'Use a whole number from 0 to 65535, in decimal (0 picks a free port).',
     })
   }
-  const configFile = (process.env.FW_CONFIG_VARS ?? '').split(',').includes('PORT') ? process.env.FW_CONFIG_FILE : undefined
+  const configFile = configFileThatSet('PORT')
   throw new FwError('FW_SERVE_CONFIG', `PORT=${shellQuote(text)}${configFile ? ` (from ${configFile})` : ''} is not a port number`, {
     hint: configFile
       ? `Set PORT in ${configFile} to a whole number from 0 to 65535, in decimal, or remove it (3000).`
