@@ -32,6 +32,10 @@ export interface ServeOptions {
 
 /** The port the primary tells its workers to listen on. */
 const WORKER_PORT = 'FW_SERVE_WORKER_PORT'
+/** The primary's message to its workers under --watch: load the routes again. */
+const RELOAD = 'fw:reload-routes'
+/** A worker's answer once it has loaded them (or failed to, and said why). */
+const RELOADED = 'fw:routes-reloaded'
 /** A worker that exits sooner than this after it was forked counts as a crash loop. */
 const QUICK_DEATH_MS = 10_000
 
@@ -62,7 +66,23 @@ async function serveOne(options: ServeOptions): Promise<void> {
   const port = cluster.isWorker && process.env[WORKER_PORT] ? Number(process.env[WORKER_PORT]) : options.port
   const server = await startServer(kernel, { ...options, port })
   useServerUrl(kernel, server.url)
-  const watcher = options.watch
+  // With --workers, the primary watches and rebuilds; each worker only loads the new routes.
+  if (options.watch && cluster.isWorker) {
+    process.on('message', (message: { tag?: unknown } | null) => {
+      if (message?.tag !== RELOAD) return
+      loadRegister(options.routes)
+        .then((register) => boot(options, register))
+        .then(
+          (next) => {
+            kernel = useServerUrl(next, server.url)
+            server.swap(next)
+          },
+          options.onError,
+        )
+        .finally(() => process.send?.({ tag: RELOADED }))
+    })
+  }
+  const watcher = options.watch && !cluster.isWorker
     ? watchRoutes({
         routesFile: options.routes,
         cacheDir: options.cache,
@@ -139,10 +159,14 @@ function untilSignal(): Promise<void> {
   })
 }
 
-/** The primary builds once, then forks workers and restarts those that crash. */
+/**
+ * The primary builds once, then forks workers and restarts those that crash. With --watch it
+ * rebuilds on change and tells every worker to load the new routes (one build, one cache
+ * writer, one "reloaded" line).
+ */
 async function runPrimary(options: ServeOptions): Promise<void> {
   await buildCache({ routesFile: options.routes, cacheDir: options.cache })
-  await (await import('../compiler/import-module.js')).stopBundler()
+  if (!options.watch) await (await import('../compiler/import-module.js')).stopBundler()
   // Without Redis, the primary keeps the throttle counters and the revocation list, so that a
   // limit and a logout hold across workers.
   if (!process.env.REDIS_URL) {
@@ -212,11 +236,48 @@ async function runPrimary(options: ServeOptions): Promise<void> {
     await stopWorkers()
     throw error
   }
-  options.say(`fw serve → http://${options.host}:${port}  (${options.workers} workers)`)
+  const watcher = options.watch
+    ? watchRoutes({
+        routesFile: options.routes,
+        cacheDir: options.cache,
+        onBuild: (result, changed) => {
+          if (changed.length === 0) return
+          const routes = `${result.manifest.routeCount} route${result.manifest.routeCount === 1 ? '' : 's'}`
+          // Said once every worker has swapped (or failed, and said why): a request sent after
+          // the line gets the new routes, whichever worker answers it.
+          void reloadWorkers().then(() => options.say(`reloaded ${routes} (changed: ${changed.join(', ')})`))
+        },
+        onError: (error) => {
+          options.onError(error)
+          options.warn('keeping the running routes; waiting for changes')
+        },
+      })
+    : null
+  await watcher?.ready
+  options.say(`fw serve → http://${options.host}:${port}  (${options.workers} workers${options.watch ? ', watching' : ''})`)
   await untilSignal()
+  await watcher?.close()
   stopping = true
   for (const timer of restarts) clearTimeout(timer)
   await stopWorkers()
+}
+
+/** Tells every worker to load the routes again; resolves when each has answered or is gone. */
+function reloadWorkers(): Promise<void> {
+  const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && w.isConnected())
+  return Promise.all(workers.map((worker) => new Promise<void>((done) => {
+    const onMessage = (message: { tag?: unknown } | null): void => {
+      if (message?.tag === RELOADED) finish()
+    }
+    const finish = (): void => {
+      worker.off('message', onMessage)
+      worker.off('exit', finish)
+      done()
+    }
+    worker.on('message', onMessage)
+    worker.once('exit', finish)
+    worker.send({ tag: RELOAD })
+  }))).then(() => undefined)
 }
 
 /** A port that is free on `host` now (the system's pick for port 0). */

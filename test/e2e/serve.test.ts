@@ -58,6 +58,23 @@ describe('fw serve', () => {
     expect(await exited).toBe(0)
   })
 
+  it('with --watch and --workers, rebuilds once in the primary, and every worker serves the new routes', async () => {
+    const dir = makeProject({ 'routes.mjs': ROUTES() })
+    const app = await serveApp(['--routes', 'routes.mjs', '--workers', '2', '--watch'], { cwd: dir })
+    try {
+      expect(app.output()).toMatch(/\(2 workers, watching\)/)
+      writeFileSync(join(dir, 'routes.mjs'), ROUTES("r.get('/new', () => ({ fresh: true }), 'new')"))
+      await waitFor(() => /reloaded 4 routes \(changed: .*routes\.mjs\)/.test(app.output()), app.output)
+      // Many connections at once: the primary hands them to both workers.
+      const statuses = await Promise.all(Array.from({ length: 20 }, () => fetch(`${app.url}/new`).then((r) => r.status)))
+      expect(statuses.every((status) => status === 200), app.output()).toBe(true)
+      await new Promise((r) => setTimeout(r, 500))
+      expect(app.output().match(/reloaded/g), app.output()).toHaveLength(1)
+    } finally {
+      expect(await app.stop(), app.output()).toBe(0)
+    }
+  }, 90_000)
+
   it('runs N workers on one port and replaces one that crashes', async () => {
     const dir = makeProject({ 'routes.mjs': ROUTES() })
     const app = await serveApp(['--routes', 'routes.mjs', '--workers', '2', '--port', '0'], { cwd: dir })
