@@ -11,10 +11,11 @@ import { Kernel } from '../runtime/kernel.js'
 import { buildCache } from '../compiler/index.js'
 import type { Registrar } from '../define/registrar.js'
 import { configFileThatSet } from '../shared/config-markers.js'
+import { count } from '../shared/count.js'
 import { FwError } from '../shared/errors.js'
 import { serveLogger } from './dev-logger.js'
 import { listenError, startServer, type RunningServer } from './server.js'
-import { watchRoutes } from './watch-routes.js'
+import { watchRoutes, type RouteWatcher } from './watch-routes.js'
 
 export interface ServeOptions {
   routes: string
@@ -66,44 +67,26 @@ async function serveOne(options: ServeOptions): Promise<void> {
   const port = cluster.isWorker && process.env[WORKER_PORT] ? Number(process.env[WORKER_PORT]) : options.port
   const server = await startServer(kernel, { ...options, port })
   useServerUrl(kernel, server.url)
+  const swapTo = async (register: (r: Registrar) => void): Promise<void> => {
+    const next = await boot(options, register)
+    kernel = useServerUrl(next, server.url)
+    server.swap(next)
+  }
   // With --workers, the primary watches and rebuilds; each worker only loads the new routes.
   if (options.watch && cluster.isWorker) {
     process.on('message', (message: { tag?: unknown } | null) => {
       if (message?.tag !== RELOAD) return
       loadRegister(options.routes)
-        .then((register) => boot(options, register))
-        .then(
-          (next) => {
-            kernel = useServerUrl(next, server.url)
-            server.swap(next)
-          },
-          options.onError,
-        )
+        .then(swapTo)
+        .catch(options.onError)
         .finally(() => process.send?.({ tag: RELOADED }))
     })
   }
-  const watcher = options.watch && !cluster.isWorker
-    ? watchRoutes({
-        routesFile: options.routes,
-        cacheDir: options.cache,
-        onBuild: (result, changed) => {
-          if (changed.length === 0) return
-          boot(options, result.register).then((next) => {
-            kernel = useServerUrl(next, server.url)
-            server.swap(next)
-            options.say(`reloaded ${result.manifest.routeCount} route${result.manifest.routeCount === 1 ? '' : 's'} (changed: ${changed.join(', ')})`)
-          }, options.onError)
-        },
-        onError: (error) => {
-          options.onError(error)
-          options.warn('keeping the running routes; waiting for changes')
-        },
-      })
-    : null
+  const watcher = options.watch && !cluster.isWorker ? watchAndReload(options, swapTo) : null
   // The banner once the watcher is ready: an edit made right after it is seen.
   await watcher?.ready
   if (!cluster.isWorker) {
-    options.say(`fw serve → ${server.url}  (${kernel.router.routes.length} route${kernel.router.routes.length === 1 ? '' : 's'}, ${kernel.env}${options.watch ? ', watching' : ''})`)
+    options.say(`fw serve → ${server.url}  (${count(kernel.router.routes.length, 'route')}, ${kernel.env}${options.watch ? ', watching' : ''})`)
   }
   await untilSignal()
   await watcher?.close()
@@ -127,6 +110,28 @@ async function serveOne(options: ServeOptions): Promise<void> {
 function useServerUrl(kernel: Kernel, url: string): Kernel {
   if (!process.env.APP_URL) kernel.router.setBaseUrl(url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost'))
   return kernel
+}
+
+/**
+ * --watch: rebuilds when the routes or their imports change, `reload` puts the new routes to
+ * work, then one "reloaded" line; a failed rebuild keeps the running routes.
+ */
+function watchAndReload(options: ServeOptions, reload: (register: (r: Registrar) => void) => Promise<void>): RouteWatcher {
+  return watchRoutes({
+    routesFile: options.routes,
+    cacheDir: options.cache,
+    onBuild: (result, changed) => {
+      if (changed.length === 0) return
+      reload(result.register).then(
+        () => options.say(`reloaded ${count(result.manifest.routeCount, 'route')} (changed: ${changed.join(', ')})`),
+        options.onError,
+      )
+    },
+    onError: (error) => {
+      options.onError(error)
+      options.warn('keeping the running routes; waiting for changes')
+    },
+  })
 }
 
 async function boot(options: ServeOptions, register: (r: Registrar) => void): Promise<Kernel> {
@@ -236,23 +241,8 @@ async function runPrimary(options: ServeOptions): Promise<void> {
     await stopWorkers()
     throw error
   }
-  const watcher = options.watch
-    ? watchRoutes({
-        routesFile: options.routes,
-        cacheDir: options.cache,
-        onBuild: (result, changed) => {
-          if (changed.length === 0) return
-          const routes = `${result.manifest.routeCount} route${result.manifest.routeCount === 1 ? '' : 's'}`
-          // Said once every worker has swapped (or failed, and said why): a request sent after
-          // the line gets the new routes, whichever worker answers it.
-          void reloadWorkers().then(() => options.say(`reloaded ${routes} (changed: ${changed.join(', ')})`))
-        },
-        onError: (error) => {
-          options.onError(error)
-          options.warn('keeping the running routes; waiting for changes')
-        },
-      })
-    : null
+  // Every worker swaps before "reloaded" is said: a request sent after it gets the new routes.
+  const watcher = options.watch ? watchAndReload(options, reloadWorkers) : null
   await watcher?.ready
   options.say(`fw serve → http://${options.host}:${port}  (${options.workers} workers${options.watch ? ', watching' : ''})`)
   await untilSignal()

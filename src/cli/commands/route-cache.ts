@@ -5,6 +5,7 @@ import { relative } from 'node:path'
 import { resolvePaths } from '../config.js'
 import type { BuildCacheResult } from '../../compiler/index.js'
 import { isDebug, printError, type Output } from '../output.js'
+import { count } from '../../shared/count.js'
 
 export function registerRouteCacheCommands(program: Command, output: Output): void {
   program
@@ -36,7 +37,6 @@ function printBuilt(output: Output, cache: string, result: BuildCacheResult, cha
   output.out(`${status} ${what} in ${Math.round(milliseconds)} ms → ${pc.bold(where)} ${pc.dim(manifest.generation)}${cause}`)
 }
 
-const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`
 
 /** Builds, then rebuilds on every change until interrupted; errors keep the last good cache. */
 async function watchBuild(flags: { routes?: string; cache?: string }, output: Output): Promise<void> {

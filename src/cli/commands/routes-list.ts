@@ -3,6 +3,7 @@ import type { Command } from 'commander'
 import pc from 'picocolors'
 import { resolvePaths } from '../config.js'
 import type { Output } from '../output.js'
+import { count } from '../../shared/count.js'
 
 /** One route; `host` and `name` are null when absent, as in the cache's `routes`. */
 export interface RouteRow {
@@ -43,5 +44,5 @@ function formatTable(rows: RouteRow[]): string {
   const cells = rows.map((r) => [r.method, r.host ?? '*', r.path, r.name ?? '', r.middleware.join(', '), r.handler])
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
   const line = (c: string[]): string => c.map((text, i) => text.padEnd(widths[i]!)).join('  ').trimEnd()
-  return [pc.bold(line(header)), ...cells.map(line), pc.dim(`${rows.length} route${rows.length === 1 ? '' : 's'}`)].join('\n')
+  return [pc.bold(line(header)), ...cells.map(line), pc.dim(count(rows.length, 'route'))].join('\n')
 }
