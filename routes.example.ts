@@ -23,7 +23,9 @@ import {
 import { authRoutes } from 'fw/auth'
 
 const showUser = (version: string) => (_req: FwRequest, id: number) => ({ id, version })
-const echoParam = (name: string) => (_req: FwRequest, value: string | number | null) => ({ [name]: value })
+const echoParam = (name: string) => (_req: FwRequest, value: string | number | null) => ({
+  [name]: value,
+})
 
 const BODY_TYPES = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']
 
@@ -31,7 +33,8 @@ const BODY_TYPES = ['application/json', 'application/x-www-form-urlencoded', 'mu
 function echo(req: FwRequest) {
   const type = req.getHeaderLine('content-type').split(';')[0]!.trim().toLowerCase()
   const bodyless = type === '' && req.getContent() === ''
-  if (!bodyless && !BODY_TYPES.includes(type)) throw unsupportedMediaType(`Unsupported media type "${type || 'none'}"`)
+  if (!bodyless && !BODY_TYPES.includes(type))
+    throw unsupportedMediaType(`Unsupported media type "${type || 'none'}"`)
   const files = Object.entries(req.files()).flatMap(([field, value]) =>
     (Array.isArray(value) ? value : [value]).map((file) => ({
       field,
@@ -40,7 +43,13 @@ function echo(req: FwRequest) {
       type: file.getClientMediaType(),
     })),
   )
-  return { method: req.getMethod(), type: bodyless ? null : type, input: req.input(), query: req.query(), files }
+  return {
+    method: req.getMethod(),
+    type: bodyless ? null : type,
+    input: req.input(),
+    query: req.query(),
+    files,
+  }
 }
 
 class ResourceController {
@@ -79,41 +88,66 @@ export default defineRoutes((r) => {
     r.get('/hex/{value:hex}', echoParam('value'), 'hex')
     r.get('/code/{code:[A-Z]{3}}', echoParam('code'), 'code')
     r.get('/optional/{name?}', echoParam('name'), 'optional')
-    for (const verb of ['post', 'put', 'patch', 'delete'] as const) r[verb]('/echo', echo, `echo.${verb}`)
+    for (const verb of ['post', 'put', 'patch', 'delete'] as const)
+      r[verb]('/echo', echo, `echo.${verb}`)
     r.post('/resource', [ResourceController, 'store'], { name: 'resource.store' })
     r.get('/resource/{id:int}', [ResourceController, 'show'], 'resource.show')
     r.options('/resource', [ResourceController, 'options'], 'resource.options')
-    r.get('/url/{id:int}', (_req: FwRequest, id: number) => ({
-      relative: urlFor('demo.url', { id }, { tab: 'posts' }),
-      absolute: urlFor('demo.url', { id }, { tab: 'posts' }, true),
-    }), 'url')
-    r.get('/sign/{id:int}', (_req: FwRequest, id: number) => ({
-      url: temporaryUrlFor('demo.signed', { id }, {}, 300),
-    }), 'sign')
+    r.get(
+      '/url/{id:int}',
+      (_req: FwRequest, id: number) => ({
+        relative: urlFor('demo.url', { id }, { tab: 'posts' }),
+        absolute: urlFor('demo.url', { id }, { tab: 'posts' }, true),
+      }),
+      'url',
+    )
+    r.get(
+      '/sign/{id:int}',
+      (_req: FwRequest, id: number) => ({
+        url: temporaryUrlFor('demo.signed', { id }, {}, 300),
+      }),
+      'sign',
+    )
     r.get('/signed/{id:int}', (_req: FwRequest, id: number) => ({ id, signed: true }), {
       name: 'signed',
       middleware: ['verifySignedUrl'],
     })
-    r.get('/error/{code:int}', (_req: FwRequest, code: number) => {
-      // The headers these statuses call for: 405 says what this path allows, 429 when to retry.
-      if (code === 405) throw methodNotAllowed(['GET', 'HEAD'])
-      if (code === 429) throw tooManyRequests(undefined, { headers: { 'retry-after': '60' } })
-      throw new HttpError(code >= 400 && code <= 599 ? code : 400)
-    }, 'error')
-    r.get('/crash', () => {
-      throw new Error('boom: this message must never reach the client')
-    }, 'crash')
-    r.get('/negotiate', (req: FwRequest) => ({
-      type: req.getAttribute('negotiated.type'),
-      charset: req.getAttribute('negotiated.charset'),
-      locale: req.getAttribute('locale'),
-    }), { name: 'negotiate', middleware: ['negotiate'] })
-    r.get('/attributes', (req: FwRequest) => ({
-      client_ip: req.getAttribute('client_ip'),
-      request_id: req.getAttribute('request_id'),
-      trace_id: req.getAttribute('trace.trace_id'),
-      route: req.getAttribute('route.name'),
-    }), 'attributes')
+    r.get(
+      '/error/{code:int}',
+      (_req: FwRequest, code: number) => {
+        // The headers these statuses call for: 405 says what this path allows, 429 when to retry.
+        if (code === 405) throw methodNotAllowed(['GET', 'HEAD'])
+        if (code === 429) throw tooManyRequests(undefined, { headers: { 'retry-after': '60' } })
+        throw new HttpError(code >= 400 && code <= 599 ? code : 400)
+      },
+      'error',
+    )
+    r.get(
+      '/crash',
+      () => {
+        throw new Error('boom: this message must never reach the client')
+      },
+      'crash',
+    )
+    r.get(
+      '/negotiate',
+      (req: FwRequest) => ({
+        type: req.getAttribute('negotiated.type'),
+        charset: req.getAttribute('negotiated.charset'),
+        locale: req.getAttribute('locale'),
+      }),
+      { name: 'negotiate', middleware: ['negotiate'] },
+    )
+    r.get(
+      '/attributes',
+      (req: FwRequest) => ({
+        client_ip: req.getAttribute('client_ip'),
+        request_id: req.getAttribute('request_id'),
+        trace_id: req.getAttribute('trace.trace_id'),
+        route: req.getAttribute('route.name'),
+      }),
+      'attributes',
+    )
     r.get('/files/{path:.*}', echoParam('path'), 'files')
   })
 
@@ -123,5 +157,9 @@ export default defineRoutes((r) => {
   })
 
   // Last, the catch-all fallback: 404 {error, path}, with the headers every error response carries.
-  r.get('/{path:.*}', (req: FwRequest) => json({ error: 'Not Found', path: req.getPath() }, 404, ERROR_HEADERS), 'fallback')
+  r.get(
+    '/{path:.*}',
+    (req: FwRequest) => json({ error: 'Not Found', path: req.getPath() }, 404, ERROR_HEADERS),
+    'fallback',
+  )
 })

@@ -196,7 +196,9 @@ async function runAll(options, fwBuilds) {
 function printSummary(options, runs, scale) {
   for (const set of options.sets) {
     for (const mode of MODES) {
-      console.log(`\nSet (${set.id}) ${set.title} — ${mode} strings, ns per lookup (best of 5 rounds, each a median)\n`)
+      console.log(
+        `\nSet (${set.id}) ${set.title} — ${mode} strings, ns per lookup (best of 5 rounds, each a median)\n`,
+      )
       console.log(consoleTable(resultTable(set, runs[set.id][mode])))
     }
   }

@@ -9,7 +9,15 @@ import { parseArgs } from 'node:util'
 import { join } from 'node:path'
 import { routerById } from './lib/adapters.mjs'
 import { loadRouteSet } from './lib/route-set.mjs'
-import { makeCaseFn, makeMixedFn, makePath, makeWarmUpFn, roundNs, ROUNDS, warmUp } from './lib/timing.mjs'
+import {
+  makeCaseFn,
+  makeMixedFn,
+  makePath,
+  makeWarmUpFn,
+  roundNs,
+  ROUNDS,
+  warmUp,
+} from './lib/timing.mjs'
 import { MODES } from './lib/report.mjs'
 import { checkAnswer } from './lib/verify.mjs'
 

@@ -10,7 +10,14 @@ import { SERVERS } from './scenarios.mjs'
 const [serverId, app, fwCache] = process.argv.slice(2)
 const server = SERVERS.find((s) => s.id === serverId)
 if (!server) throw new Error(`unknown server ${serverId}`)
-const { start } = await import(pathToFileURL(join(import.meta.dirname, 'servers', server.module)).href)
-const port = await start({ app, host: '127.0.0.1', ...server.options, fwCache: fwCache || undefined })
+const { start } = await import(
+  pathToFileURL(join(import.meta.dirname, 'servers', server.module)).href
+)
+const port = await start({
+  app,
+  host: '127.0.0.1',
+  ...server.options,
+  fwCache: fwCache || undefined,
+})
 process.on('SIGTERM', () => process.exit(0))
 console.log(`ready ${port}`)

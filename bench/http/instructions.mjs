@@ -32,7 +32,12 @@ import { SCENARIOS, SERVERS } from './scenarios.mjs'
 
 const HERE = import.meta.dirname
 // A profile run works in a folder of its own: it can run beside a measuring run.
-const TMP = join(HERE, '..', '.tmp', process.argv.includes('--profile') ? 'instructions-profile' : 'instructions')
+const TMP = join(
+  HERE,
+  '..',
+  '.tmp',
+  process.argv.includes('--profile') ? 'instructions-profile' : 'instructions',
+)
 const RESULTS = join(HERE, '..', 'RESULTS.md')
 const SERVER = join(HERE, 'instructions-server.mjs')
 
@@ -48,7 +53,8 @@ function options() {
       top: { type: 'string', default: '30' },
     },
   })
-  const pick = (list, ids) => ids.split(',').map((id) => list.find((x) => x.id === id) ?? fail(`unknown: ${id}`))
+  const pick = (list, ids) =>
+    ids.split(',').map((id) => list.find((x) => x.id === id) ?? fail(`unknown: ${id}`))
   return {
     servers: pick(SERVERS, values.servers),
     scenarios: pick(SCENARIOS, values.scenarios),
@@ -69,10 +75,13 @@ function send(agent, port, scenario) {
   const headers = { ...scenario.headers }
   if (scenario.body) headers['content-length'] = Buffer.byteLength(scenario.body)
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: scenario.path, method: scenario.method, headers, agent }, (res) => {
-      res.resume()
-      res.on('end', () => resolve(res.statusCode))
-    })
+    const req = http.request(
+      { host: '127.0.0.1', port, path: scenario.path, method: scenario.method, headers, agent },
+      (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode))
+      },
+    )
     req.on('error', reject)
     req.end(scenario.body)
   })
@@ -82,8 +91,20 @@ function send(agent, port, scenario) {
 function startUnderCallgrind(server, app, fwCache, name, profile) {
   const outFile = join(TMP, `callgrind.${name}`)
   const node = profile ? [process.execPath, '--perf-basic-prof'] : [process.execPath]
-  const args = ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${outFile}`, ...node, SERVER, server.id, app, fwCache ?? '']
-  const child = spawn('valgrind', args, { env: { ...process.env, ...PRODUCTION_ENV }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const args = [
+    '--tool=callgrind',
+    '--separate-threads=yes',
+    `--callgrind-out-file=${outFile}`,
+    ...node,
+    SERVER,
+    server.id,
+    app,
+    fwCache ?? '',
+  ]
+  const child = spawn('valgrind', args, {
+    env: { ...process.env, ...PRODUCTION_ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), 180_000)
@@ -93,10 +114,11 @@ function startUnderCallgrind(server, app, fwCache, name, profile) {
       if (!ready) return
       clearTimeout(timer)
       child.stdout.off('data', onData)
-      const stop = () => new Promise((done) => {
-        child.once('exit', done)
-        child.kill('SIGTERM')
-      })
+      const stop = () =>
+        new Promise((done) => {
+          child.once('exit', done)
+          child.kill('SIGTERM')
+        })
       resolve({ pid: child.pid, port: Number(ready[1]), outFile, stop })
     }
     child.stdout.on('data', onData)
@@ -126,11 +148,16 @@ async function measure(server, scenario, fwCache, { warm, count, profile, top })
     agent.destroy()
     await running.stop()
   }
-  if (wrong > 0) return { server: server.id, scenario: scenario.id, error: `${wrong} answers were not 200` }
+  if (wrong > 0)
+    return { server: server.id, scenario: scenario.id, error: `${wrong} answers were not 200` }
   // The main thread's dump (callgrind numbers threads from 1).
   const dump = `${running.outFile}.1-01`
   if (profile) console.log(`\n${name}:\n${topFunctions(dump, running.pid, count, top)}`)
-  return { server: server.id, scenario: scenario.id, perRequest: Math.round(mainThreadTotal(dump) / count) }
+  return {
+    server: server.id,
+    scenario: scenario.id,
+    perRequest: Math.round(mainThreadTotal(dump) / count),
+  }
 }
 
 // The functions with the most instructions of their own in a callgrind dump, per request. Code
@@ -139,10 +166,18 @@ async function measure(server, scenario, fwCache, { warm, count, profile, top })
 function topFunctions(dump, pid, count, top) {
   const perfMap = `/tmp/perf-${pid}.map`
   const map = existsSync(perfMap)
-    ? readFileSync(perfMap, 'utf8').split('\n').filter(Boolean).map((line) => {
-        const [start, size, ...name] = line.split(' ')
-        return { start: parseInt(start, 16), end: parseInt(start, 16) + parseInt(size, 16), name: name.join(' ') }
-      }).sort((a, b) => a.start - b.start)
+    ? readFileSync(perfMap, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => {
+          const [start, size, ...name] = line.split(' ')
+          return {
+            start: parseInt(start, 16),
+            end: parseInt(start, 16) + parseInt(size, 16),
+            name: name.join(' '),
+          }
+        })
+        .sort((a, b) => a.start - b.start)
     : []
   rmSync(perfMap, { force: true })
   const nameOf = (address) => {
@@ -156,17 +191,26 @@ function topFunctions(dump, pid, count, top) {
     }
     return `0x${address.toString(16)}`
   }
-  const text = execFileSync('callgrind_annotate', ['--inclusive=no', `--threshold=100`, dump], { encoding: 'utf8', maxBuffer: 1 << 28 })
+  const text = execFileSync('callgrind_annotate', ['--inclusive=no', `--threshold=100`, dump], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  })
   const totals = new Map()
   for (const line of text.split('\n')) {
     const row = /^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(.*)$/.exec(line)
     if (!row) continue
     const address = /0x([0-9a-f]+)/.exec(row[2])
-    const name = address && row[2].startsWith('???') ? nameOf(parseInt(address[1], 16)) : row[2].replace(/ \[.*\]$/, '')
+    const name =
+      address && row[2].startsWith('???')
+        ? nameOf(parseInt(address[1], 16))
+        : row[2].replace(/ \[.*\]$/, '')
     totals.set(name, (totals.get(name) ?? 0) + Number(row[1].replaceAll(',', '')))
   }
-  return [...totals].sort((a, b) => b[1] - a[1]).slice(0, top)
-    .map(([name, n]) => `${String(Math.round(n / count)).padStart(8)}  ${name.slice(0, 150)}`).join('\n')
+  return [...totals]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([name, n]) => `${String(Math.round(n / count)).padStart(8)}  ${name.slice(0, 150)}`)
+    .join('\n')
 }
 
 // { app → cache dir } for the apps the chosen scenarios use.
@@ -204,7 +248,9 @@ function markdown(results, opts) {
     '',
     `| server | ${opts.scenarios.map((s) => s.id).join(' | ')} |`,
     `| :--- | ${opts.scenarios.map(() => '---:').join(' | ')} |`,
-    ...servers.map((server) => `| ${server.label} | ${opts.scenarios.map((s) => cell(server, s)).join(' | ')} |`),
+    ...servers.map(
+      (server) => `| ${server.label} | ${opts.scenarios.map((s) => cell(server, s)).join(' | ')} |`,
+    ),
   ]
   const has = (id) => servers.some((s) => s.id === id)
   const rows = [
@@ -214,8 +260,13 @@ function markdown(results, opts) {
     ['fw-nobuiltins', 'node'],
   ].filter(([a, b]) => has(a) && has(b))
   if (rows.length > 0) {
-    lines.push('', `| ratio | ${opts.scenarios.map((s) => s.id).join(' | ')} |`, `| :--- | ${opts.scenarios.map(() => '---:').join(' | ')} |`)
-    for (const [a, b] of rows) lines.push(`| ${a} ÷ ${b} | ${opts.scenarios.map((s) => ratio(a, b, s)).join(' | ')} |`)
+    lines.push(
+      '',
+      `| ratio | ${opts.scenarios.map((s) => s.id).join(' | ')} |`,
+      `| :--- | ${opts.scenarios.map(() => '---:').join(' | ')} |`,
+    )
+    for (const [a, b] of rows)
+      lines.push(`| ${a} ÷ ${b} | ${opts.scenarios.map((s) => ratio(a, b, s)).join(' | ')} |`)
   }
   return lines.join('\n')
 }
@@ -230,16 +281,24 @@ async function main() {
   rmSync(TMP, { recursive: true, force: true })
   mkdirSync(TMP, { recursive: true })
   const caches = await fwCaches(opts)
-  const jobs = opts.scenarios.flatMap((scenario) => opts.servers.map((server) => ({ server, scenario })))
+  const jobs = opts.scenarios.flatMap((scenario) =>
+    opts.servers.map((server) => ({ server, scenario })),
+  )
   const results = []
   // Two at a time (this machine has two cores): counts do not depend on what runs beside them.
   for (let i = 0; i < jobs.length; i += 2) {
     const batch = jobs.slice(i, i + 2).map(({ server, scenario }) =>
-      measure(server, scenario, caches[scenario.app], opts).catch((error) => ({ server: server.id, scenario: scenario.id, error: error.message.split('\n')[0] })),
+      measure(server, scenario, caches[scenario.app], opts).catch((error) => ({
+        server: server.id,
+        scenario: scenario.id,
+        error: error.message.split('\n')[0],
+      })),
     )
     for (const r of await Promise.all(batch)) {
       results.push(r)
-      console.log(`  ${r.server.padEnd(14)} ${r.scenario.padEnd(8)} ${r.error ?? `${r.perRequest} instructions/request`}`)
+      console.log(
+        `  ${r.server.padEnd(14)} ${r.scenario.padEnd(8)} ${r.error ?? `${r.perRequest} instructions/request`}`,
+      )
     }
   }
   if (opts.profile) return

@@ -129,7 +129,11 @@ export function evaluateTargets(sets, runs, scale) {
   const cold = scale?.cold
   const build = scale?.build
   return [
-    mixedTarget(runs, 'fresh', 'set (a) mixed, fresh strings: fw ≥ 2.5x faster than the fastest peer'),
+    mixedTarget(
+      runs,
+      'fresh',
+      'set (a) mixed, fresh strings: fw ≥ 2.5x faster than the fastest peer',
+    ),
     mixedTarget(runs, 'parsed', 'the same with parsed strings (new flat strings, as `req.url`)'),
     {
       target: 'fw fastest on every single case (both sets, every string mode)',

@@ -57,7 +57,8 @@ export class ClusterRevocationList implements RevocationList {
   async #ask(call: Record<string, unknown>): Promise<boolean> {
     const answer = await this.#primary.ask(call)
     // Anything but a plain answer is a failure: a token is never let through on a guess.
-    if (typeof answer !== 'boolean') throw new Error(`The primary answered a revocation call with ${typeof answer}`)
+    if (typeof answer !== 'boolean')
+      throw new Error(`The primary answered a revocation call with ${typeof answer}`)
     return answer
   }
 }

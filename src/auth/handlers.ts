@@ -202,7 +202,8 @@ async function refreshable(auth: Auth, token: string): Promise<number | null> {
   if (typeof payload.jti === 'string') {
     // Test-and-set: of concurrent refreshes of one token, one wins; a revoked token gets none.
     const jti = payload.jti
-    if (!(await revocationCall(async () => (await auth.revocations()).revoke(jti, payload.exp)))) return null
+    if (!(await revocationCall(async () => (await auth.revocations()).revoke(jti, payload.exp))))
+      return null
   }
   return userId
 }
@@ -214,7 +215,6 @@ async function refreshable(auth: Auth, token: string): Promise<number | null> {
 function oauthError(error: string, description: string, status = 400): FwResponse {
   return json({ error, error_description: description }, status, NO_STORE)
 }
-
 
 function clampInt(value: unknown, fallback: number, min: number, max: number): number {
   const n = typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : fallback

@@ -128,7 +128,9 @@ export class TokenService {
         clockTolerance: CLOCK_TOLERANCE,
         currentDate: new Date(now * 1000),
       })
-      return checkClaims(payload, now, this.issuer) ? (toNullPrototype(payload) as AccessTokenPayload) : null
+      return checkClaims(payload, now, this.issuer)
+        ? (toNullPrototype(payload) as AccessTokenPayload)
+        : null
     } catch {
       return null
     }

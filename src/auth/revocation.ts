@@ -34,7 +34,9 @@ export interface MemoryRevocationOptions {
 /** A revocation that would not fit: callers answer 503, as for a store that is down. */
 export class RevocationListFullError extends Error {
   constructor(max: number) {
-    super(`The in-memory revocation list holds ${max} unexpired tokens and takes no more; set REDIS_URL for a shared, larger one`)
+    super(
+      `The in-memory revocation list holds ${max} unexpired tokens and takes no more; set REDIS_URL for a shared, larger one`,
+    )
     this.name = 'RevocationListFullError'
   }
 }

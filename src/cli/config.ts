@@ -11,7 +11,13 @@ import { FwError, type SourceLocation } from '../shared/errors.js'
 import { CONFIG_FILE_MARKER, CONFIG_VARS_MARKER } from '../shared/config-markers.js'
 
 /** The configuration variables (DESIGN.md "Configuration"). */
-export const CONFIG_VARIABLES = ['JWT_SECRET', 'APP_ENV', 'DATABASE_URL', 'REDIS_URL', 'TRUSTED_PROXIES'] as const
+export const CONFIG_VARIABLES = [
+  'JWT_SECRET',
+  'APP_ENV',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'TRUSTED_PROXIES',
+] as const
 type ConfigVariable = (typeof CONFIG_VARIABLES)[number]
 type EnvValue = string | number | boolean | undefined
 
@@ -44,7 +50,12 @@ export async function readConfig(cwd = process.cwd()): Promise<FwConfig> {
   } catch (error) {
     if (error instanceof FwError) throw asConfigError(file, error)
     const message = error instanceof Error ? error.message : String(error)
-    throw configError(file, `The config file threw while it was loaded: ${message}`, locateInStack(error, (path) => resolve(path) === file), error)
+    throw configError(
+      file,
+      `The config file threw while it was loaded: ${message}`,
+      locateInStack(error, (path) => resolve(path) === file),
+      error,
+    )
   }
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     throw configError(file, 'The config file must export an object as its default export')
@@ -55,7 +66,6 @@ export async function readConfig(cwd = process.cwd()): Promise<FwConfig> {
 
 // The file each config read by readConfig came from.
 const configFiles = new WeakMap<object, string>()
-
 
 /**
  * An error importModule raised for the config file (it speaks of "routes"): FW_CONFIG_INVALID at
@@ -100,7 +110,10 @@ export function applyConfigEnv(config: FwConfig, env: NodeJS.ProcessEnv = proces
 }
 
 /** The routes file and cache directory: flags, then `config` (read here when not given), then defaults. */
-export async function resolvePaths(flags: { routes?: string; cache?: string }, given?: FwConfig): Promise<{ routes: string; cache: string }> {
+export async function resolvePaths(
+  flags: { routes?: string; cache?: string },
+  given?: FwConfig,
+): Promise<{ routes: string; cache: string }> {
   const config = given ?? (flags.routes && flags.cache ? {} : await readConfig())
   return {
     routes: flags.routes ?? config.routes ?? DEFAULT_ROUTES,
@@ -108,7 +121,12 @@ export async function resolvePaths(flags: { routes?: string; cache?: string }, g
   }
 }
 
-function configError(file: string, message: string, location?: SourceLocation, cause?: unknown): FwError {
+function configError(
+  file: string,
+  message: string,
+  location?: SourceLocation,
+  cause?: unknown,
+): FwError {
   return new FwError('FW_CONFIG_INVALID', message, {
     hint: `Fix ${displayPath(file)} (run with --debug for the stack).`,
     location: location ?? { file: displayPath(file), line: 1, column: 1 },

@@ -11,7 +11,9 @@ import { registerInitCommand } from './commands/init.js'
 import { registerUserCreateCommand } from './commands/user-create.js'
 import { isDebug, printError, stdio, type Output } from './output.js'
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+const { version } = JSON.parse(
+  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+) as { version: string }
 
 /**
  * Builds the program. Pass an Output to capture what it prints (tests do).
@@ -24,7 +26,10 @@ export function createProgram(output: Output = stdio): Command {
     .version(version)
     .option('--debug', 'print stack traces of errors')
     .showHelpAfterError('(run fw --help for usage)')
-    .configureOutput({ writeOut: (s) => output.out(s.trimEnd()), writeErr: (s) => output.err(s.trimEnd()) })
+    .configureOutput({
+      writeOut: (s) => output.out(s.trimEnd()),
+      writeErr: (s) => output.err(s.trimEnd()),
+    })
     .exitOverride()
   registerRouteCacheCommands(program, output)
   registerRoutesListCommand(program, output)

@@ -20,12 +20,16 @@ export function isDebug(argv: readonly string[]): boolean {
 export function printError(output: Output, error: unknown, debug: boolean): void {
   if (error instanceof FwError) {
     const where = formatLocation(error.location)
-    output.err(`${pc.red('error')} ${where ? pc.bold(where) + ': ' : ''}${error.message} ${pc.dim(`[${error.code}]`)}`)
+    output.err(
+      `${pc.red('error')} ${where ? pc.bold(where) + ': ' : ''}${error.message} ${pc.dim(`[${error.code}]`)}`,
+    )
     if (error.hint) output.err(`  ${pc.cyan('hint:')} ${error.hint}`)
   } else {
     const message = error instanceof Error ? error.message : String(error)
     output.err(`${pc.red('error')} ${message}`)
-    output.err(`  ${pc.cyan('hint:')} this looks like a bug in fw; run again with --debug and report the stack`)
+    output.err(
+      `  ${pc.cyan('hint:')} this looks like a bug in fw; run again with --debug and report the stack`,
+    )
   }
   if (debug) {
     const stack = (e: unknown): string => (e instanceof Error ? (e.stack ?? e.message) : String(e))

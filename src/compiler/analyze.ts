@@ -49,7 +49,10 @@ export interface HostGroup {
  * @example
  * const table = analyzeRoutes(registrar.routes, new Set(registrar.aliases.keys()))
  */
-export function analyzeRoutes(records: readonly RouteRecord[], aliases: ReadonlySet<string>): RouteTable {
+export function analyzeRoutes(
+  records: readonly RouteRecord[],
+  aliases: ReadonlySet<string>,
+): RouteTable {
   if (records.length === 0) {
     throw new FwError('FW_ROUTES_EMPTY', 'The routes file registers no routes', {
       hint: 'Register at least one route, e.g. r.get("/", handler).',
@@ -71,15 +74,26 @@ function analyzeRoute(
   checkHandler(record)
   for (const ref of record.middleware) {
     if (typeof ref === 'function') continue
-    const problem = typeof ref === 'string' ? checkAlias(ref, aliases) : 'middleware must be an alias string or a function'
+    const problem =
+      typeof ref === 'string'
+        ? checkAlias(ref, aliases)
+        : 'middleware must be an alias string or a function'
     if (problem !== null) {
-      throw fail('FW_MIDDLEWARE_INVALID', `${label(record)}: ${problem}`, record.location, middlewareHint(aliases))
+      throw fail(
+        'FW_MIDDLEWARE_INVALID',
+        `${label(record)}: ${problem}`,
+        record.location,
+        middlewareHint(aliases),
+      )
     }
   }
   const segments = withLocation(record, () => parsePath(record.path))
-  const hostSegments = record.host === null ? null : withLocation(record, () => parseHost(record.host!))
+  const hostSegments =
+    record.host === null ? null : withLocation(record, () => parseHost(record.host!))
   if (hostSegments) {
-    withLocation(record, () => checkUniqueNames(`${record.host}${record.path}`, [...hostSegments, ...segments]))
+    withLocation(record, () =>
+      checkUniqueNames(`${record.host}${record.path}`, [...hostSegments, ...segments]),
+    )
   }
   const route: AnalyzedRoute = { record, segments, hostSegments, variants: [] }
   route.variants = expandOptionals(segments).map(({ segments: shape, absent }) => ({
@@ -127,7 +141,12 @@ function checkNames(routes: AnalyzedRoute[]): void {
   for (const { record } of routes) {
     if (record.name === null) continue
     if (!/^[^\s]+$/.test(record.name)) {
-      throw fail('FW_NAME_INVALID', `${label(record)}: route name "${record.name}" is empty or has spaces`, record.location, 'Use names such as "users.show".')
+      throw fail(
+        'FW_NAME_INVALID',
+        `${label(record)}: route name "${record.name}" is empty or has spaces`,
+        record.location,
+        'Use names such as "users.show".',
+      )
     }
     const first = seen.get(record.name)
     if (first) {
@@ -149,7 +168,9 @@ function checkNames(routes: AnalyzedRoute[]): void {
 function checkCatchAllOrder(routes: AnalyzedRoute[]): void {
   const catchAlls: AnalyzedRoute[] = []
   for (const route of routes) {
-    const earlier = catchAlls.find((c) => c.record.host === route.record.host && underPrefix(c, route))
+    const earlier = catchAlls.find(
+      (c) => c.record.host === route.record.host && underPrefix(c, route),
+    )
     if (earlier) {
       throw fail(
         'FW_CATCHALL_NOT_LAST',
@@ -174,7 +195,8 @@ function underPrefix(catchAll: AnalyzedRoute, route: AnalyzedRoute): boolean {
     const theirs = prefix[i]!
     if (mine === undefined) return false
     if (mine.kind === 'param' && mine.type === 'catchall') return false
-    if (mine.kind === 'static' && theirs.kind === 'static' && mine.value !== theirs.value) return false
+    if (mine.kind === 'static' && theirs.kind === 'static' && mine.value !== theirs.value)
+      return false
   }
   const next = route.segments[prefix.length]
   return next !== undefined && !(next.kind === 'param' && next.type === 'catchall')
@@ -185,7 +207,8 @@ function checkConflicts(routes: AnalyzedRoute[]): void {
   const seen = new Map<string, Variant>()
   for (const route of routes) {
     for (const variant of route.variants) {
-      const hostKey = route.hostSegments?.map((s) => keyText(segmentKey(s, new Map()))).join('.') ?? ''
+      const hostKey =
+        route.hostSegments?.map((s) => keyText(segmentKey(s, new Map()))).join('.') ?? ''
       const id = `${route.record.method} ${hostKey} ${variant.keys.map(keyText).join('/')}`
       const first = seen.get(id)
       if (first) throw conflictError(first, variant)
@@ -235,12 +258,21 @@ function withLocation<T>(record: RouteRecord, run: () => T): T {
     return run()
   } catch (error) {
     const location = error instanceof FwError && !error.location ? record.location : undefined
-    if (location) throw new FwError((error as FwError).code, (error as FwError).message, { hint: (error as FwError).hint ?? '', location })
+    if (location)
+      throw new FwError((error as FwError).code, (error as FwError).message, {
+        hint: (error as FwError).hint ?? '',
+        location,
+      })
     throw error
   }
 }
 
-function fail(code: ErrorCode, message: string, location: SourceLocation | undefined, hint: string): FwError {
+function fail(
+  code: ErrorCode,
+  message: string,
+  location: SourceLocation | undefined,
+  hint: string,
+): FwError {
   return new FwError(code, message, location ? { hint, location } : { hint })
 }
 

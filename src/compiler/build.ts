@@ -9,12 +9,20 @@ import { CACHE_FORMAT_VERSION, GENERATION_PREFIX, type Manifest } from '../share
 import { fingerprintRoutes, type RouteRecord } from '../shared/route-record.js'
 import { analyzeRoutes, type HostGroup, type RouteTable } from './analyze.js'
 import { BANNER } from './emit/code.js'
-import { emitIndexModule, emitNamesModule, emitRoutesFiles, hostParamFields, type PlannedGroup } from './emit/modules.js'
+import {
+  emitIndexModule,
+  emitNamesModule,
+  emitRoutesFiles,
+  hostParamFields,
+  type PlannedGroup,
+} from './emit/modules.js'
 import { emitShard, partVariants, planShards, type Shard } from './emit/shards.js'
 import { emitTypes } from './emit/types.js'
 import { buildMethodTables, type MethodTable } from './trie.js'
 
-const HELPERS_TEMPLATE = fileURLToPath(new URL('../../templates/cache/helpers.mjs', import.meta.url))
+const HELPERS_TEMPLATE = fileURLToPath(
+  new URL('../../templates/cache/helpers.mjs', import.meta.url),
+)
 
 export interface BuildOutput {
   generation: string
@@ -45,7 +53,10 @@ export interface BuildOptions {
  * @example
  * const { files, manifest } = buildRouter(registrar.routes, { aliases: new Set(registrar.aliases.keys()) })
  */
-export function buildRouter(records: readonly RouteRecord[], options: BuildOptions = {}): BuildOutput {
+export function buildRouter(
+  records: readonly RouteRecord[],
+  options: BuildOptions = {},
+): BuildOutput {
   const table = analyzeRoutes(records, options.aliases ?? new Set())
   const fingerprint = fingerprintRoutes(records)
   const taken = new Set(['__routes', '__names', '__helpers', 'index'])
@@ -53,14 +64,22 @@ export function buildRouter(records: readonly RouteRecord[], options: BuildOptio
     const routes = table.routes.filter((r) => r.record.host === host.pattern)
     const prefix = host.pattern === null ? '' : `${host.pattern}.`
     const tables = buildMethodTables(routes)
-    const inlined = new Map(tables.filter((t) => inlineStatics(host, t)).map((t) => [t.method, t.statics]))
-    return { host, id: `g${i}`, inlined, shards: planShards(tables, prefix, taken, new Set(inlined.keys())) }
+    const inlined = new Map(
+      tables.filter((t) => inlineStatics(host, t)).map((t) => [t.method, t.statics]),
+    )
+    return {
+      host,
+      id: `g${i}`,
+      inlined,
+      shards: planShards(tables, prefix, taken, new Set(inlined.keys())),
+    }
   })
   const files = new Map<string, string>()
   for (const group of groups) {
     const hostParams = hostParamFields(group.host.segments)
     const hostLabel = group.host.pattern ?? 'any'
-    for (const shard of group.shards) files.set(`${shard.file}.mjs`, emitShard(shard, { hostLabel, hostParams }))
+    for (const shard of group.shards)
+      files.set(`${shard.file}.mjs`, emitShard(shard, { hostLabel, hostParams }))
   }
   const routesFiles = emitRoutesFiles(table.routes)
   files.set('__routes.json', routesFiles.json)
@@ -91,7 +110,15 @@ export function buildRouter(records: readonly RouteRecord[], options: BuildOptio
     builtAt: now.toISOString(),
   }
   const routesEntry = options.routesCode === undefined ? null : emitRoutesEntry(generation)
-  return { generation, files, entry: emitEntry(generation), routesEntry, types: () => emitTypes(table), manifest, table }
+  return {
+    generation,
+    files,
+    entry: emitEntry(generation),
+    routesEntry,
+    types: () => emitTypes(table),
+    manifest,
+    table,
+  }
 }
 
 // Up to this many static paths of one method are matched by one switch in index.mjs (no shard
@@ -101,7 +128,12 @@ const INLINE_STATICS_MAX = 256
 /** Static paths go in index.mjs for real methods of groups whose results need no host params. */
 function inlineStatics(host: HostGroup, table: MethodTable): boolean {
   const hostParams = host.segments.some((s) => s.kind === 'param')
-  return table.method !== 'ANY' && !hostParams && table.statics.size > 0 && table.statics.size <= INLINE_STATICS_MAX
+  return (
+    table.method !== 'ANY' &&
+    !hostParams &&
+    table.statics.size > 0 &&
+    table.statics.size <= INLINE_STATICS_MAX
+  )
 }
 
 function emitEntry(generation: string): string {
@@ -119,7 +151,8 @@ export { default } from './${generation}/routes.mjs'
 
 function countRoutes(shard: Shard): number {
   const ids = new Set<number>()
-  for (const part of shard.methods.values()) for (const v of partVariants(part)) ids.add(v.route.record.id)
+  for (const part of shard.methods.values())
+    for (const v of partVariants(part)) ids.add(v.route.record.id)
   return ids.size
 }
 

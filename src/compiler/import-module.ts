@@ -57,7 +57,10 @@ export async function importModule(file: string): Promise<ImportedModule> {
   }
 }
 
-async function bundle(file: string, outfile: string): Promise<{ inputs: Record<string, string>; code: string; packages: string[] }> {
+async function bundle(
+  file: string,
+  outfile: string,
+): Promise<{ inputs: Record<string, string>; code: string; packages: string[] }> {
   try {
     const result = await build({
       entryPoints: [file],
@@ -106,7 +109,11 @@ export function compileError(error: unknown, file: string): FwError {
   const first: Message | undefined = (error as BuildFailure).errors?.[0]
   const where = first?.location
   const location = where
-    ? { file: displayPath(resolve(dirname(file), where.file)), line: where.line, column: where.column + 1 }
+    ? {
+        file: displayPath(resolve(dirname(file), where.file)),
+        line: where.line,
+        column: where.column + 1,
+      }
     : undefined
   const unreadable = first ? /^Cannot read file "(.+)": (.+)$/.exec(first.text) : null
   if (unreadable) {
@@ -181,7 +188,12 @@ function isFolder(path: string): boolean {
  * Writes the bundle to the first of `folders` that takes it (created as needed); when none does,
  * FW_TEMP_WRITE naming the folders and the errno. `file` is the module being loaded.
  */
-export async function writeTemporary(folders: readonly string[], name: string, code: string, file: string): Promise<string> {
+export async function writeTemporary(
+  folders: readonly string[],
+  name: string,
+  code: string,
+  file: string,
+): Promise<string> {
   const failures: { folder: string; error: NodeJS.ErrnoException }[] = []
   for (const folder of folders) {
     const path = join(folder, name)
@@ -199,11 +211,17 @@ export async function writeTemporary(folders: readonly string[], name: string, c
   const [first] = failures
   const why = (f: (typeof failures)[number]): string =>
     `${writeFailure(f.error) ?? f.error.message} (${f.error.code ?? 'unknown error'})`
-  const tried = failures.map((f) => `"${displayPath(f.folder) || '.'}": ${why(f)}`).join('; nor to ')
-  throw new FwError('FW_TEMP_WRITE', `Cannot write the temporary bundle of ${displayPath(file)} to ${tried}`, {
-    hint: `fw imports ${basename(file)} from a temporary bundle: let the user running fw create and write ${displayPath(first?.folder ?? dirname(file)) || '.'}.`,
-    ...(first ? { cause: first.error } : {}),
-  })
+  const tried = failures
+    .map((f) => `"${displayPath(f.folder) || '.'}": ${why(f)}`)
+    .join('; nor to ')
+  throw new FwError(
+    'FW_TEMP_WRITE',
+    `Cannot write the temporary bundle of ${displayPath(file)} to ${tried}`,
+    {
+      hint: `fw imports ${basename(file)} from a temporary bundle: let the user running fw create and write ${displayPath(first?.folder ?? dirname(file)) || '.'}.`,
+      ...(first ? { cause: first.error } : {}),
+    },
+  )
 }
 
 const STALE_MS = 24 * 60 * 60 * 1000
@@ -269,7 +287,9 @@ function missingPackage(error: unknown, file: string, sources: string[]): FwErro
   const name = /Cannot find package '([^']+)'/.exec((error as Error).message)?.[1]
   if (name === undefined) return null
   // `from 'pkg'`, `import 'pkg'`, `import('pkg')`, `require('pkg')`, also with a subpath.
-  const specifier = new RegExp(`(?:from|import|require)\\s*\\(?\\s*(['"])${escapeRegExp(name)}(?:/[^'"]*)?\\1`)
+  const specifier = new RegExp(
+    `(?:from|import|require)\\s*\\(?\\s*(['"])${escapeRegExp(name)}(?:/[^'"]*)?\\1`,
+  )
   let location = { file: displayPath(file), line: 1, column: 1 }
   for (const source of [file, ...sources.filter((s) => s !== file)]) {
     const lines = readFileSync(source, 'utf8').split('\n')
@@ -278,11 +298,15 @@ function missingPackage(error: unknown, file: string, sources: string[]): FwErro
     location = { file: displayPath(source), line: at + 1, column: lines[at]!.search(/\S/) + 1 }
     break
   }
-  return new FwError('FW_ROUTES_LOAD', `${location.file} imports the package '${name}', which is not installed`, {
-    hint: `Install it in the app (npm install ${name}) or fix the import.`,
-    location,
-    cause: error,
-  })
+  return new FwError(
+    'FW_ROUTES_LOAD',
+    `${location.file} imports the package '${name}', which is not installed`,
+    {
+      hint: `Install it in the app (npm install ${name}) or fix the import.`,
+      location,
+      cause: error,
+    },
+  )
 }
 
 /**
@@ -291,11 +315,15 @@ function missingPackage(error: unknown, file: string, sources: string[]): FwErro
  * @example
  * locateInStack(error, (path) => path === configFile)
  */
-export function locateInStack(error: unknown, accept: (path: string) => boolean): SourceLocation | undefined {
+export function locateInStack(
+  error: unknown,
+  accept: (path: string) => boolean,
+): SourceLocation | undefined {
   const stack = error instanceof Error ? (error.stack ?? '') : ''
   for (const line of stack.split('\n')) {
     const m = /\(?(?:file:\/\/)?(\/[^\s()]+?):(\d+):(\d+)\)?\s*$/.exec(line.trim())
-    if (m && accept(m[1]!)) return { file: displayPath(m[1]!), line: Number(m[2]), column: Number(m[3]) }
+    if (m && accept(m[1]!))
+      return { file: displayPath(m[1]!), line: Number(m[2]), column: Number(m[3]) }
   }
   return undefined
 }

@@ -28,7 +28,10 @@ export interface BuildCacheResult {
 }
 
 /** Loads, validates and compiles a routes file into a cache directory. */
-export async function buildCache(options: { routesFile: string; cacheDir: string }): Promise<BuildCacheResult> {
+export async function buildCache(options: {
+  routesFile: string
+  cacheDir: string
+}): Promise<BuildCacheResult> {
   const started = performance.now()
   const cacheDir = resolve(options.cacheDir)
   const { registrar, register, inputs, code, file } = await loadRoutesFile(options.routesFile)
@@ -36,7 +39,11 @@ export async function buildCache(options: { routesFile: string; cacheDir: string
     Object.entries(inputs).map(([path, hash]) => [relative(cacheDir, path), hash]),
   )
   const output = withFileLocation(file, () =>
-    buildRouter(registrar.routes, { aliases: new Set(registrar.aliases.keys()), inputs: relativeInputs, routesCode: code }),
+    buildRouter(registrar.routes, {
+      aliases: new Set(registrar.aliases.keys()),
+      inputs: relativeInputs,
+      routesCode: code,
+    }),
   )
   const { written, manifest } = await writeCache(cacheDir, output)
   return { manifest, written, register, milliseconds: performance.now() - started }

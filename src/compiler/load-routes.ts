@@ -33,9 +33,13 @@ export async function loadRoutesFile(routesFile: string): Promise<LoadedRoutes> 
     })
   }
   if (statSync(file).isDirectory()) {
-    throw new FwError('FW_ROUTES_NOT_FOUND', `${displayPath(file) || '.'} is a folder, not a routes file`, {
-      hint: 'Pass --routes FILE with the file itself, e.g. --routes routes.ts.',
-    })
+    throw new FwError(
+      'FW_ROUTES_NOT_FOUND',
+      `${displayPath(file) || '.'} is a folder, not a routes file`,
+      {
+        hint: 'Pass --routes FILE with the file itself, e.g. --routes routes.ts.',
+      },
+    )
   }
   let imported
   try {
@@ -46,13 +50,23 @@ export async function loadRoutesFile(routesFile: string): Promise<LoadedRoutes> 
   }
   const register = imported.module.default
   if (typeof register !== 'function') {
-    throw new FwError('FW_ROUTES_NO_DEFAULT', `${displayPath(file)} has no default export function`, {
-      hint: 'Write `export default (r) => { r.get("/", handler) }` (or use defineRoutes).',
-      location: { file: displayPath(file), line: 1, column: 1 },
-    })
+    throw new FwError(
+      'FW_ROUTES_NO_DEFAULT',
+      `${displayPath(file)} has no default export function`,
+      {
+        hint: 'Write `export default (r) => { r.get("/", handler) }` (or use defineRoutes).',
+        location: { file: displayPath(file), line: 1, column: 1 },
+      },
+    )
   }
   const fn = register as (r: Registrar) => void
-  return { registrar: runRegister(file, fn), register: fn, inputs: imported.inputs, code: imported.code, file }
+  return {
+    registrar: runRegister(file, fn),
+    register: fn,
+    inputs: imported.inputs,
+    code: imported.code,
+    file,
+  }
 }
 function runRegister(file: string, register: (r: Registrar) => void): Registrar {
   const registrar = new Registrar({ captureLocations: true })
@@ -63,7 +77,9 @@ function runRegister(file: string, register: (r: Registrar) => void): Registrar 
     if (error instanceof FwError) throw error
     throw userError(file, error, 'run')
   }
-  assertSynchronous(returned, `The default export of ${displayPath(file)}`, () => defaultExportAt(file))
+  assertSynchronous(returned, `The default export of ${displayPath(file)}`, () =>
+    defaultExportAt(file),
+  )
   return registrar
 }
 
@@ -76,13 +92,20 @@ function defaultExportAt(file: string): SourceLocation {
     // Located at line 1.
   }
   const at = lines.findIndex((line) => /^\s*export\s+(default\b|\{[^}]*\bdefault\b)/.test(line))
-  return { file: displayPath(file), line: at + 1 || 1, column: at === -1 ? 1 : lines[at]!.search(/\S/) + 1 }
+  return {
+    file: displayPath(file),
+    line: at + 1 || 1,
+    column: at === -1 ? 1 : lines[at]!.search(/\S/) + 1,
+  }
 }
 
 /** An error the user's own code threw, located by its first frame inside the routes' folder. */
 function userError(file: string, error: unknown, phase: string): FwError {
   const message = error instanceof Error ? error.message : String(error)
-  const location = locateInStack(error, (path) => !path.includes('node_modules') && !relative(dirname(file), path).startsWith('..'))
+  const location = locateInStack(
+    error,
+    (path) => !path.includes('node_modules') && !relative(dirname(file), path).startsWith('..'),
+  )
   return new FwError('FW_ROUTES_LOAD', `The routes file threw while it was ${phase}: ${message}`, {
     hint: 'Fix the error in your routes file (run with --debug for the stack).',
     cause: error,

@@ -20,7 +20,16 @@ export interface TrieNode {
 export type MethodKey = HttpMethod | 'ANY'
 
 /** The order tables are emitted in (ANY last: it only serves misses). */
-export const METHOD_KEYS: readonly MethodKey[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'ANY']
+export const METHOD_KEYS: readonly MethodKey[] = [
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'OPTIONS',
+  'ANY',
+]
 
 export interface MethodTable {
   method: MethodKey
@@ -37,7 +46,10 @@ export function buildMethodTables(routes: readonly AnalyzedRoute[]): MethodTable
     list.push(...route.variants)
     byMethod.set(route.record.method, list)
   }
-  byMethod.set('ANY', routes.flatMap((r) => r.variants))
+  byMethod.set(
+    'ANY',
+    routes.flatMap((r) => r.variants),
+  )
   return [...byMethod].map(([method, variants]) => buildMethodTable(method, variants))
 }
 

@@ -45,10 +45,14 @@ function userFacing(error: unknown, root: string): unknown {
   const cause = writeFailure(error)
   if (cause === undefined) return error
   const code = (error as NodeJS.ErrnoException).code
-  return new FwError('FW_CACHE_WRITE', `Cannot write the route cache to "${root}": ${cause} (${code})`, {
-    hint: 'Point --cache at a folder fw can create and write, such as .fw/cache.',
-    cause: error,
-  })
+  return new FwError(
+    'FW_CACHE_WRITE',
+    `Cannot write the route cache to "${root}": ${cause} (${code})`,
+    {
+      hint: 'Point --cache at a folder fw can create and write, such as .fw/cache.',
+      cause: error,
+    },
+  )
 }
 
 async function publish(root: string, build: BuildOutput): Promise<WriteResult> {
@@ -74,7 +78,8 @@ async function publish(root: string, build: BuildOutput): Promise<WriteResult> {
     throw error
   }
   await writeAtomic(join(root, ENTRY_TYPES_FILE), await build.types())
-  if (build.routesEntry !== null) await writeAtomic(join(root, ROUTES_ENTRY_FILE), build.routesEntry)
+  if (build.routesEntry !== null)
+    await writeAtomic(join(root, ROUTES_ENTRY_FILE), build.routesEntry)
   await writeAtomic(join(root, ENTRY_FILE), build.entry)
   await writeAtomic(join(root, MANIFEST_FILE), JSON.stringify(build.manifest, null, 2) + '\n')
   await pruneGenerations(root, build.generation)
@@ -91,12 +96,17 @@ export async function clearCache(dir: string): Promise<string[]> {
   const root = assertSafeDir(dir)
   if (!existsSync(join(root, MANIFEST_FILE))) return []
   if (!isManifest(await readManifest(root))) {
-    throw new FwError('FW_CACHE_UNSAFE_DIR', `"${join(root, MANIFEST_FILE)}" is not a manifest fw wrote`, {
-      hint: 'Point --cache at the folder `fw route:cache build` wrote, such as .fw/cache; nothing was removed.',
-    })
+    throw new FwError(
+      'FW_CACHE_UNSAFE_DIR',
+      `"${join(root, MANIFEST_FILE)}" is not a manifest fw wrote`,
+      {
+        hint: 'Point --cache at the folder `fw route:cache build` wrote, such as .fw/cache; nothing was removed.',
+      },
+    )
   }
   const ours: string[] = []
-  for (const name of await readdir(root)) if (name !== MANIFEST_FILE && (await wroteIt(root, name))) ours.push(name)
+  for (const name of await readdir(root))
+    if (name !== MANIFEST_FILE && (await wroteIt(root, name))) ours.push(name)
   // The manifest goes first, so an interrupted clear leaves no cache that looks complete.
   const ordered = [MANIFEST_FILE, ...ours]
   for (const name of ordered) await rm(join(root, name), { recursive: true, force: true })
@@ -127,9 +137,13 @@ export function assertSafeDir(dir: string): string {
     holds(root, process.cwd()) ||
     VIRTUAL_FS.test(root)
   if (dangerous) {
-    throw new FwError('FW_CACHE_UNSAFE_DIR', `Refusing to use "${dir}" as the route cache directory`, {
-      hint: 'Point --cache at a folder of its own, such as .fw/cache.',
-    })
+    throw new FwError(
+      'FW_CACHE_UNSAFE_DIR',
+      `Refusing to use "${dir}" as the route cache directory`,
+      {
+        hint: 'Point --cache at a folder of its own, such as .fw/cache.',
+      },
+    )
   }
   return root
 }
@@ -147,9 +161,13 @@ function holds(folder: string, inner: string): boolean {
 async function assertOnlyOurs(root: string): Promise<void> {
   const foreign = (await readdir(root)).filter((name) => !isOurs(name))
   if (foreign.length > 0) {
-    throw new FwError('FW_CACHE_UNSAFE_DIR', `"${root}" holds files fw did not write (${foreign.slice(0, 3).join(', ')})`, {
-      hint: 'Point --cache at an empty folder or one fw built before, such as .fw/cache.',
-    })
+    throw new FwError(
+      'FW_CACHE_UNSAFE_DIR',
+      `"${root}" holds files fw did not write (${foreign.slice(0, 3).join(', ')})`,
+      {
+        hint: 'Point --cache at an empty folder or one fw built before, such as .fw/cache.',
+      },
+    )
   }
 }
 
@@ -162,7 +180,13 @@ const ENTRY_FILES = [ENTRY_FILE, ENTRY_TYPES_FILE, ROUTES_ENTRY_FILE]
 
 /** Whether build could have written an entry named `name` (what a fresh build may sit beside). */
 function isOurs(name: string): boolean {
-  return name === MANIFEST_FILE || ENTRY_FILES.includes(name) || GENERATION_NAME.test(name) || TMP_NAME.test(name) || ENTRY_TMP_NAME.test(name)
+  return (
+    name === MANIFEST_FILE ||
+    ENTRY_FILES.includes(name) ||
+    GENERATION_NAME.test(name) ||
+    TMP_NAME.test(name) ||
+    ENTRY_TMP_NAME.test(name)
+  )
 }
 
 /** Whether build wrote `name` in `root`: its name, and for an entry file its banner, say so. */

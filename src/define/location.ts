@@ -54,16 +54,26 @@ function resolve(sites: CallSite[]): SourceLocation | undefined {
 // findSourceMap builds a new SourceMap (parsing the whole map) on every call: keep one per file.
 const maps = new Map<string, ReturnType<typeof findSourceMap>>()
 
-function mapThroughSourceMap(name: string, file: string, line: number, column: number): SourceLocation {
+function mapThroughSourceMap(
+  name: string,
+  file: string,
+  line: number,
+  column: number,
+): SourceLocation {
   if (!maps.has(name)) maps.set(name, findSourceMap(name))
   const entry = maps.get(name)?.findEntry(line - 1, column - 1) as
-    | { originalSource?: string; originalLine?: number; originalColumn?: number }
-    | undefined
+    { originalSource?: string; originalLine?: number; originalColumn?: number } | undefined
   if (entry?.originalSource === undefined || entry.originalLine === undefined) {
     return { file: displayPath(file), line, column }
   }
-  const source = entry.originalSource.startsWith('file://') ? fileURLToPath(entry.originalSource) : entry.originalSource
-  return { file: displayPath(source), line: entry.originalLine + 1, column: (entry.originalColumn ?? 0) + 1 }
+  const source = entry.originalSource.startsWith('file://')
+    ? fileURLToPath(entry.originalSource)
+    : entry.originalSource
+  return {
+    file: displayPath(source),
+    line: entry.originalLine + 1,
+    column: (entry.originalColumn ?? 0) + 1,
+  }
 }
 
 /** A path relative to the working directory when inside it, else absolute. */

@@ -81,7 +81,15 @@ export class Registrar {
   /** Custom middleware aliases registered with `alias()`, by name. */
   readonly aliases = new Map<string, MiddlewareRef>()
   readonly #captureLocations: boolean
-  #scope: Scope = { id: 0, prefix: '', domain: null, middleware: [], middlewareScopes: [], namePrefix: '', chain: [0] }
+  #scope: Scope = {
+    id: 0,
+    prefix: '',
+    domain: null,
+    middleware: [],
+    middlewareScopes: [],
+    namePrefix: '',
+    chain: [0],
+  }
   #nextScopeId = 1
 
   constructor(options: { captureLocations?: boolean } = {}) {
@@ -126,7 +134,11 @@ export class Registrar {
   group(...args: unknown[]): void {
     const index = args.findIndex((a) => typeof a === 'function')
     if (index === -1) {
-      throw this.#error('FW_PATTERN_INVALID', 'group() needs a callback that registers its routes', 'Pass (r) => { ... } as the last argument.')
+      throw this.#error(
+        'FW_PATTERN_INVALID',
+        'group() needs a callback that registers its routes',
+        'Pass (r) => { ... } as the last argument.',
+      )
     }
     const callback = args[index] as GroupCallback
     const options = groupOptions(args.slice(0, index))
@@ -144,7 +156,9 @@ export class Registrar {
     }
     try {
       const returned = callback(this) as unknown
-      assertSynchronous(returned, 'A group callback', () => (this.#captureLocations ? captureLocation()() : undefined))
+      assertSynchronous(returned, 'A group callback', () =>
+        this.#captureLocations ? captureLocation()() : undefined,
+      )
     } finally {
       this.#scope = outer
     }
@@ -164,10 +178,16 @@ export class Registrar {
   ): Route {
     const where = this.#captureLocations ? captureLocation() : null
     if (typeof path !== 'string') {
-      throw this.#error('FW_PATTERN_INVALID', `${method} route path must be a string`, 'Write the path as "/users/{id}".', where?.())
+      throw this.#error(
+        'FW_PATTERN_INVALID',
+        `${method} route path must be a string`,
+        'Write the path as "/users/{id}".',
+        where?.(),
+      )
     }
     const scope = this.#scope
-    const options = typeof nameOrOptions === 'string' ? { name: nameOrOptions } : (nameOrOptions ?? {})
+    const options =
+      typeof nameOrOptions === 'string' ? { name: nameOrOptions } : (nameOrOptions ?? {})
     const own = toList(options.middleware)
     const record: RouteRecord = {
       id: this.routes.length,
@@ -187,7 +207,12 @@ export class Registrar {
     return new Route(record, scope.namePrefix)
   }
 
-  #error(code: 'FW_PATTERN_INVALID', message: string, hint: string, location?: SourceLocation): FwError {
+  #error(
+    code: 'FW_PATTERN_INVALID',
+    message: string,
+    hint: string,
+    location?: SourceLocation,
+  ): FwError {
     return new FwError(code, message, {
       hint,
       location: location ?? (this.#captureLocations ? captureLocation()() : undefined),
@@ -235,10 +260,14 @@ export function assertSynchronous(
     // A thenable whose then() throws: nothing is left to catch.
   }
   const location = where()
-  throw new FwError('FW_ROUTES_ASYNC', `${what} returned a promise (is it async?): routes registered after an await would be lost`, {
-    hint: 'Register routes synchronously (drop the async); top-level await in the routes module is fine, e.g. `const settings = await load()` above `export default (r) => { ... }`.',
-    ...(location ? { location } : {}),
-  })
+  throw new FwError(
+    'FW_ROUTES_ASYNC',
+    `${what} returned a promise (is it async?): routes registered after an await would be lost`,
+    {
+      hint: 'Register routes synchronously (drop the async); top-level await in the routes module is fine, e.g. `const settings = await load()` above `export default (r) => { ... }`.',
+      ...(location ? { location } : {}),
+    },
+  )
 }
 
 /**
@@ -253,7 +282,8 @@ export function joinPaths(prefix: string, path: string): string {
 
 function groupOptions(args: unknown[]): GroupOptions {
   const [first, domain, middleware, name] = args
-  if (first !== null && typeof first === 'object' && !Array.isArray(first)) return first as GroupOptions
+  if (first !== null && typeof first === 'object' && !Array.isArray(first))
+    return first as GroupOptions
   return {
     prefix: (first as string | null | undefined) ?? null,
     domain: (domain as string | null | undefined) ?? null,
@@ -264,5 +294,7 @@ function groupOptions(args: unknown[]): GroupOptions {
 
 function toList(middleware: MiddlewareRef | readonly MiddlewareRef[] | undefined): MiddlewareRef[] {
   if (middleware === undefined) return []
-  return Array.isArray(middleware) ? [...(middleware as MiddlewareRef[])] : [middleware as MiddlewareRef]
+  return Array.isArray(middleware)
+    ? [...(middleware as MiddlewareRef[])]
+    : [middleware as MiddlewareRef]
 }

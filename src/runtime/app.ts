@@ -19,21 +19,47 @@ function kernel(): Kernel {
 type Params = Record<string, unknown>
 
 /** @example urlFor('v1.users.show', { id: 1 }) // '/api/v1/users/1' */
-export function urlFor(name: string, params: Params = {}, query: Params = {}, absolute: boolean | string = false): string {
+export function urlFor(
+  name: string,
+  params: Params = {},
+  query: Params = {},
+  absolute: boolean | string = false,
+): string {
   return kernel().urlFor(name, params, query, absolute)
 }
 
 /** @example signedUrlFor('demo.signed', { id: 1 }) */
-export function signedUrlFor(name: string, params: Params = {}, query: Params = {}, ttl: number | null = null, absolute = false, payloadMode: PayloadMode | null = null): string {
+export function signedUrlFor(
+  name: string,
+  params: Params = {},
+  query: Params = {},
+  ttl: number | null = null,
+  absolute = false,
+  payloadMode: PayloadMode | null = null,
+): string {
   return kernel().signer.signedUrlFor(name, params, query, ttl, absolute, payloadMode)
 }
 
 /** @example temporaryUrlFor('demo.signed', { id: 1 }, {}, 300) */
-export function temporaryUrlFor(name: string, params: Params = {}, query: Params = {}, ttl: number | null = null, absolute = false, payloadMode: PayloadMode | null = null): string {
+export function temporaryUrlFor(
+  name: string,
+  params: Params = {},
+  query: Params = {},
+  ttl: number | null = null,
+  absolute = false,
+  payloadMode: PayloadMode | null = null,
+): string {
   return kernel().signer.temporaryUrlFor(name, params, query, ttl, absolute, payloadMode)
 }
 
 /** @example temporaryUrlUntil('demo.signed', new Date(Date.now() + 60_000), { id: 1 }) */
-export function temporaryUrlUntil(name: string, expiresAt: Date | number, params: Params = {}, query: Params = {}, absolute = false, payloadMode: PayloadMode | null = null): string {
+export function temporaryUrlUntil(
+  name: string,
+  expiresAt: Date | number,
+  params: Params = {},
+  query: Params = {},
+  absolute = false,
+  payloadMode: PayloadMode | null = null,
+): string {
   return kernel().signer.temporaryUrlUntil(name, expiresAt, params, query, absolute, payloadMode)
 }

@@ -60,7 +60,9 @@ export class PrimaryClient {
     this.#timeoutMs = options.timeoutMs ?? 1000
     this.#error = options.error ?? ((message, cause) => new Error(message, cause))
     if (typeof process.send !== 'function') {
-      throw new Error(`Asking the primary ${options.what} needs a cluster worker (or a child process with an IPC channel)`)
+      throw new Error(
+        `Asking the primary ${options.what} needs a cluster worker (or a child process with an IPC channel)`,
+      )
     }
     const others = process.listenerCount('message')
     process.on('message', this.#onMessage)
@@ -72,7 +74,11 @@ export class PrimaryClient {
   ask(payload: Record<string, unknown>): Promise<unknown> {
     const id = this.#nextId++
     return new Promise((resolve, reject) => {
-      const late = (): void => this.#fail(id, this.#error(`The primary did not answer ${this.#what} within ${this.#timeoutMs} ms`))
+      const late = (): void =>
+        this.#fail(
+          id,
+          this.#error(`The primary did not answer ${this.#what} within ${this.#timeoutMs} ms`),
+        )
       const timer = setTimeout(late, this.#timeoutMs)
       timer.unref()
       this.#pending.set(id, { resolve, reject, timer })
@@ -94,7 +100,11 @@ export class PrimaryClient {
   #send(payload: Record<string, unknown>, id: number): void {
     if (!process.connected) return this.#fail(id, this.#error('No IPC channel to the primary'))
     process.send!({ ...payload, tag: this.#tag, from: this.#id, id }, undefined, {}, (error) => {
-      if (error) this.#fail(id, this.#error(`Sending ${this.#what} failed: ${error.message}`, { cause: error }))
+      if (error)
+        this.#fail(
+          id,
+          this.#error(`Sending ${this.#what} failed: ${error.message}`, { cause: error }),
+        )
     })
   }
 
@@ -126,7 +136,10 @@ export class PrimaryClient {
  * @example
  * answerWorkers('fw:revocation', (request) => list.isRevoked(String(request.jti)))
  */
-export function answerWorkers(tag: string, answer: (request: Readonly<Record<string, unknown>>) => unknown): () => void {
+export function answerWorkers(
+  tag: string,
+  answer: (request: Readonly<Record<string, unknown>>) => unknown,
+): () => void {
   const onMessage = (worker: Worker, message: unknown): void => {
     const request = message as Record<string, unknown> | null
     if (request === null || typeof request !== 'object' || request.tag !== tag) return
@@ -138,7 +151,13 @@ export function answerWorkers(tag: string, answer: (request: Readonly<Record<str
     }
     if (value === undefined || Number(request.id) === 0) return
     const reply = (outcome: Pick<Reply, 'value' | 'error'>): void => {
-      const message: Reply = { tag, op: 'reply', to: String(request.from), id: Number(request.id), ...outcome }
+      const message: Reply = {
+        tag,
+        op: 'reply',
+        to: String(request.from),
+        id: Number(request.id),
+        ...outcome,
+      }
       // A worker that died meanwhile has no one waiting.
       if (worker.isConnected()) worker.send(message, undefined, () => {})
     }

@@ -19,21 +19,37 @@ export interface ErrorContext {
 }
 
 /** Replaces the default renderer (spec: "the final renderer can be replaced"). */
-export type ErrorRenderer = (error: HttpError, context: ErrorContext) => FwResponse | Promise<FwResponse>
+export type ErrorRenderer = (
+  error: HttpError,
+  context: ErrorContext,
+) => FwResponse | Promise<FwResponse>
 
 /** The headers of every error response (DESIGN): for handlers that answer an error themselves. */
-export const ERROR_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })
+export const ERROR_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+})
 // A 401 must say how to authenticate (RFC 9110 §15.5.2): bearer tokens, unless the error says.
 const CHALLENGE = { 'www-authenticate': 'Bearer' }
 
 /** Normalises anything thrown into an HttpError, logging what is not one. */
 export function toHttpError(thrown: unknown, context: ErrorContext): HttpError {
   if (thrown instanceof HttpError) {
-    if (thrown.status >= 500) context.log.error({ err: thrown, path: context.path, request_id: context.requestId }, thrown.message)
+    if (thrown.status >= 500)
+      context.log.error(
+        { err: thrown, path: context.path, request_id: context.requestId },
+        thrown.message,
+      )
     return thrown
   }
-  context.log.error({ err: thrown, path: context.path, request_id: context.requestId }, 'Unhandled error')
-  const detail = context.debug && thrown instanceof Error ? { debug: { message: thrown.message, stack: thrown.stack } } : undefined
+  context.log.error(
+    { err: thrown, path: context.path, request_id: context.requestId },
+    'Unhandled error',
+  )
+  const detail =
+    context.debug && thrown instanceof Error
+      ? { debug: { message: thrown.message, stack: thrown.stack } }
+      : undefined
   return new HttpError(500, { cause: thrown, ...(detail ? { body: detail } : {}) })
 }
 
@@ -43,20 +59,37 @@ export function toHttpError(thrown: unknown, context: ErrorContext): HttpError {
  * renderError(notFound(), { accept: 'application/problem+json', path: '/x', ... })
  */
 export function renderError(error: HttpError, context: ErrorContext): FwResponse {
-  const challenge = error.status === 401 && !Object.keys(error.headers).some((name) => name.toLowerCase() === 'www-authenticate')
+  const challenge =
+    error.status === 401 &&
+    !Object.keys(error.headers).some((name) => name.toLowerCase() === 'www-authenticate')
   const headers = { ...ERROR_HEADERS, ...(challenge ? CHALLENGE : {}), ...error.headers }
   const message = error.publicMessage
   const format = pickFormat(context.accept)
   if (format === 'text') {
-    return new FwResponse(error.status, { ...headers, 'content-type': 'text/plain; charset=utf-8' }, message + '\n')
+    return new FwResponse(
+      error.status,
+      { ...headers, 'content-type': 'text/plain; charset=utf-8' },
+      message + '\n',
+    )
   }
   const id = context.requestId === undefined ? {} : { request_id: context.requestId }
   const body =
     format === 'problem'
-      ? { type: 'about:blank', title: STATUS_CODES[error.status] ?? 'Error', status: error.status, detail: message, instance: context.path, ...id }
+      ? {
+          type: 'about:blank',
+          title: STATUS_CODES[error.status] ?? 'Error',
+          status: error.status,
+          detail: message,
+          instance: context.path,
+          ...id,
+        }
       : { error: message, code: error.status, ...id }
   const type = format === 'problem' ? 'application/problem+json' : 'application/json; charset=utf-8'
-  return new FwResponse(error.status, { ...headers, 'content-type': type }, JSON.stringify({ ...body, ...error.body }))
+  return new FwResponse(
+    error.status,
+    { ...headers, 'content-type': type },
+    JSON.stringify({ ...body, ...error.body }),
+  )
 }
 
 /** JSON unless the client prefers problem+json or plain text (a tiny q-value aware check). */
@@ -67,7 +100,14 @@ function pickFormat(accept: string): 'json' | 'problem' | 'text' {
   for (const part of accept.split(',')) {
     const [type = '', ...params] = part.trim().toLowerCase().split(';')
     const q = Number(params.find((p) => p.trim().startsWith('q='))?.split('=')[1] ?? 1)
-    const format = type === 'application/problem+json' ? 'problem' : type === 'text/plain' || type === 'text/*' ? 'text' : type === 'application/json' || type.endsWith('/*') ? 'json' : null
+    const format =
+      type === 'application/problem+json'
+        ? 'problem'
+        : type === 'text/plain' || type === 'text/*'
+          ? 'text'
+          : type === 'application/json' || type.endsWith('/*')
+            ? 'json'
+            : null
     if (format !== null && q > 0 && q > bestQ) {
       best = format
       bestQ = q

@@ -45,7 +45,10 @@ export async function file(path: string, options: FileOptions = {}): Promise<FwR
   try {
     const stat = await handle.stat()
     if (!stat.isFile()) throw notFound()
-    const type = options.contentType ?? ((await (mimeTypes ??= import('mime-types'))).contentType(extname(path)) || 'application/octet-stream')
+    const type =
+      options.contentType ??
+      ((await (mimeTypes ??= import('mime-types'))).contentType(extname(path)) ||
+        'application/octet-stream')
     const headers: HeaderMap = {
       'content-type': type,
       'content-length': String(stat.size),
@@ -54,7 +57,9 @@ export async function file(path: string, options: FileOptions = {}): Promise<FwR
     }
     if (options.download !== undefined && options.download !== false) {
       const { create: attachment } = await (disposition ??= import('content-disposition'))
-      headers['content-disposition'] = attachment(options.download === true ? basename(path) : options.download)
+      headers['content-disposition'] = attachment(
+        options.download === true ? basename(path) : options.download,
+      )
     }
     Object.assign(headers, options.headers)
     // Read at most the size just sent as Content-Length, should the file grow meanwhile.

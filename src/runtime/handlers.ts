@@ -12,10 +12,18 @@ import type { FwRequest } from './request/request.js'
 export type Invoke = (request: FwRequest, params: readonly unknown[]) => unknown
 
 /** Custom handler invocation (spec: "invoker"), e.g. to inject services. */
-export type Invoker = (handler: HandlerRef, request: FwRequest, params: readonly unknown[]) => unknown
+export type Invoker = (
+  handler: HandlerRef,
+  request: FwRequest,
+  params: readonly unknown[],
+) => unknown
 
 /** Resolves a handler once, at boot; a controller class is instantiated once per kernel, on first use. */
-export function resolveHandler(handler: HandlerRef, container: Container, instances: Map<unknown, Record<string, unknown>>): Invoke {
+export function resolveHandler(
+  handler: HandlerRef,
+  container: Container,
+  instances: Map<unknown, Record<string, unknown>>,
+): Invoke {
   if (typeof handler === 'function') {
     const fn = handler as (...args: unknown[]) => unknown
     // A spread call costs more than the handler itself on small routes: spell out short lists.
@@ -40,7 +48,8 @@ export function resolveHandler(handler: HandlerRef, container: Container, instan
     return (request, params) => {
       target ??= container.get<Record<string, unknown>>(key)
       const fn = target[method]
-      if (typeof fn !== 'function') throw new Error(`Handler "${handler}": "${key}" has no method "${method}"`)
+      if (typeof fn !== 'function')
+        throw new Error(`Handler "${handler}": "${key}" has no method "${method}"`)
       return (fn as (...args: unknown[]) => unknown).call(target, request, ...params)
     }
   }
@@ -48,7 +57,9 @@ export function resolveHandler(handler: HandlerRef, container: Container, instan
   return (request, params) => {
     let target = instances.get(Class)
     if (target === undefined) {
-      target = container.has(Class.name) ? container.get<Record<string, unknown>>(Class.name) : new Class()
+      target = container.has(Class.name)
+        ? container.get<Record<string, unknown>>(Class.name)
+        : new Class()
       instances.set(Class, target)
     }
     return (target[method] as (...args: unknown[]) => unknown).call(target, request, ...params)
@@ -62,7 +73,8 @@ export function toResponse(result: unknown): FwResponse {
   if (result instanceof HttpError) throw result
   if (result === undefined || result === null) return noContent()
   if (typeof result === 'string') return create(result)
-  if (result instanceof Uint8Array) return create(result, 200, { 'content-type': 'application/octet-stream' })
+  if (result instanceof Uint8Array)
+    return create(result, 200, { 'content-type': 'application/octet-stream' })
   if (result instanceof Readable) return stream(result)
   return json(result)
 }

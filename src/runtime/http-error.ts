@@ -30,7 +30,10 @@ export class HttpError extends Error {
   readonly body: Record<string, unknown> | undefined
 
   constructor(status: number, options: HttpErrorOptions = {}) {
-    super(options.message ?? STATUS_CODES[status] ?? 'Error', options.cause === undefined ? undefined : { cause: options.cause })
+    super(
+      options.message ?? STATUS_CODES[status] ?? 'Error',
+      options.cause === undefined ? undefined : { cause: options.cause },
+    )
     this.name = 'HttpError'
     this.status = status
     this.headers = options.headers ?? {}
@@ -65,5 +68,8 @@ export const serviceUnavailable = factory(503)
 
 /** 405 with the `Allow` header listing the methods the path does answer. */
 export function methodNotAllowed(allow: readonly string[], message?: string): HttpError {
-  return new HttpError(405, { ...(message ? { message } : {}), headers: { allow: allow.join(', ') } })
+  return new HttpError(405, {
+    ...(message ? { message } : {}),
+    headers: { allow: allow.join(', ') },
+  })
 }

@@ -24,7 +24,12 @@ export {
   serviceUnavailable,
 } from './http-error.js'
 export type { HttpErrorOptions, HeaderMap } from './http-error.js'
-export { ERROR_HEADERS, renderError, type ErrorRenderer, type ErrorContext } from './error-boundary.js'
+export {
+  ERROR_HEADERS,
+  renderError,
+  type ErrorRenderer,
+  type ErrorContext,
+} from './error-boundary.js'
 export { UrlSigner, type PayloadMode } from './signed-url.js'
 export { urlFor, signedUrlFor, temporaryUrlFor, temporaryUrlUntil } from './app.js'
 export { TemplateViews, escapeHtml } from './views.js'
@@ -34,4 +39,13 @@ export { createLogger, silentLogger } from './logger.js'
 export { loadRouter, isCacheFresh } from './load-router.js'
 export type { CompiledRouter, MatchResult, RouteInfo } from './load-router.js'
 export { FwRequest } from './request/request.js'
-export type { Middleware, MiddlewareFactory, Next, Logger, ViewEngine, RequestOptions, BodyLimits, KernelServices } from './types.js'
+export type {
+  Middleware,
+  MiddlewareFactory,
+  Next,
+  Logger,
+  ViewEngine,
+  RequestOptions,
+  BodyLimits,
+  KernelServices,
+} from './types.js'

@@ -17,11 +17,26 @@ import { createLogger } from './logger.js'
 import { builtinFactories } from './middleware/index.js'
 import { withContext } from './middleware/context.js'
 import { moduleFactories } from './middleware/modules.js'
-import { compose, entryOf, guarded, type Entry, type Failed, type Finish, type Step } from './pipeline.js'
+import {
+  compose,
+  entryOf,
+  guarded,
+  type Entry,
+  type Failed,
+  type Finish,
+  type Step,
+} from './pipeline.js'
 import { FwRequest } from './request/request.js'
 import { FwResponse } from './response.js'
 import { UrlSigner } from './signed-url.js'
-import type { KernelServices, Logger, Middleware, MiddlewareFactory, RequestOptions, ViewEngine } from './types.js'
+import type {
+  KernelServices,
+  Logger,
+  Middleware,
+  MiddlewareFactory,
+  RequestOptions,
+  ViewEngine,
+} from './types.js'
 import { TemplateViews } from './views.js'
 import { compileTrust } from './request/options.js'
 import { setCurrentKernel } from './app.js'
@@ -103,17 +118,23 @@ export class Kernel implements KernelServices {
 
   private constructor(options: KernelOptions, router: CompiledRouter) {
     this.#options = options
-    this.env = options.env ?? ((process.env.APP_ENV as Env | undefined) === 'production' ? 'production' : 'development')
+    this.env =
+      options.env ??
+      ((process.env.APP_ENV as Env | undefined) === 'production' ? 'production' : 'development')
     this.#debug = this.env !== 'production' && (options.debug ?? false)
     this.log = options.log ?? createLogger(this.env)
     this.container = options.container ?? new Container()
     this.router = router
     this.#hosts = router.routes.some((route) => route.host !== null)
     const used = new Set(router.routes.map((route) => route.method))
-    const allowed = (m: string): boolean => used.has(m) || m === 'OPTIONS' || (m === 'HEAD' && used.has('GET'))
+    const allowed = (m: string): boolean =>
+      used.has(m) || m === 'OPTIONS' || (m === 'HEAD' && used.has('GET'))
     this.#serverAllow = HTTP_METHODS.filter(allowed).join(', ')
     this.#views = options.views ?? new TemplateViews()
-    this.requestOptions = { trustProxy: compileTrust(process.env.TRUSTED_PROXIES), ...options.request }
+    this.requestOptions = {
+      trustProxy: compileTrust(process.env.TRUSTED_PROXIES),
+      ...options.request,
+    }
   }
 
   /** Loads the cache, runs the service providers and resolves every route's pipeline. */
@@ -122,7 +143,11 @@ export class Kernel implements KernelServices {
     const kernel = new Kernel(options, router)
     for (const provider of options.serviceProviders ?? []) await provider.register?.(kernel)
     const registrar = router.registrar!
-    const refs = [...registrar.routes.flatMap((r) => r.middleware), ...(options.preGlobal ?? []), ...(options.postGlobal ?? [])]
+    const refs = [
+      ...registrar.routes.flatMap((r) => r.middleware),
+      ...(options.preGlobal ?? []),
+      ...(options.postGlobal ?? []),
+    ]
     kernel.#modules = await moduleFactories(refs, { ...options.middleware })
     kernel.#resolvePipelines(registrar)
     for (const provider of options.serviceProviders ?? []) await provider.boot?.(kernel)
@@ -132,10 +157,18 @@ export class Kernel implements KernelServices {
 
   /** Signs and verifies URLs; built on first use (so apps without signed URLs need no key). */
   get signer(): UrlSigner {
-    return (this.#signer ??= new UrlSigner({ keys: signingKeys(this.#options, this), urlFor: this.router.urlFor }))
+    return (this.#signer ??= new UrlSigner({
+      keys: signingKeys(this.#options, this),
+      urlFor: this.router.urlFor,
+    }))
   }
 
-  urlFor(name: string, params?: Record<string, unknown>, query?: Record<string, unknown>, absolute?: boolean | string): string {
+  urlFor(
+    name: string,
+    params?: Record<string, unknown>,
+    query?: Record<string, unknown>,
+    absolute?: boolean | string,
+  ): string {
     return this.router.urlFor(name, params, query, absolute)
   }
 
@@ -164,7 +197,12 @@ export class Kernel implements KernelServices {
    * @example
    * kernel.respondTo(request, res, (response, request, res) => write(res, response), (error) => log(error))
    */
-  respondTo<C, T>(request: FwRequest, context: C, finish: Finish<C, T>, failed: Failed<C, T>): T | Promise<T> {
+  respondTo<C, T>(
+    request: FwRequest,
+    context: C,
+    finish: Finish<C, T>,
+    failed: Failed<C, T>,
+  ): T | Promise<T> {
     if (!this.#options.requestScopeEnabled) return this.#entry(request, context, finish, failed)
     return scope.run({ request }, () => this.#entry(request, context, finish, failed))
   }
@@ -179,12 +217,23 @@ export class Kernel implements KernelServices {
   }
 
   #resolvePipelines(registrar: Registrar): void {
-    const factories: Record<string, MiddlewareFactory> = { ...builtinFactories(this), ...this.#modules, ...this.#options.middleware }
-    const resolve = (ref: MiddlewareRef): Middleware => resolveMiddleware(ref, factories, registrar.aliases, this)
-    const tagged = (tags: string[] | undefined): MiddlewareRef[] => (tags ?? []).flatMap((t) => this.container.tagged<MiddlewareRef>(t))
-    const pre = [...(this.#options.preGlobal ?? []), ...tagged(this.#options.preGlobalTags)].map(resolve)
-    const post = [...(this.#options.postGlobal ?? []), ...tagged(this.#options.postGlobalTags)].map(resolve)
-    const rescue = (error: unknown, request: FwRequest): Promise<FwResponse> => this.#rescue(error, request)
+    const factories: Record<string, MiddlewareFactory> = {
+      ...builtinFactories(this),
+      ...this.#modules,
+      ...this.#options.middleware,
+    }
+    const resolve = (ref: MiddlewareRef): Middleware =>
+      resolveMiddleware(ref, factories, registrar.aliases, this)
+    const tagged = (tags: string[] | undefined): MiddlewareRef[] =>
+      (tags ?? []).flatMap((t) => this.container.tagged<MiddlewareRef>(t))
+    const pre = [...(this.#options.preGlobal ?? []), ...tagged(this.#options.preGlobalTags)].map(
+      resolve,
+    )
+    const post = [...(this.#options.postGlobal ?? []), ...tagged(this.#options.postGlobalTags)].map(
+      resolve,
+    )
+    const rescue = (error: unknown, request: FwRequest): Promise<FwResponse> =>
+      this.#rescue(error, request)
     const scoped = this.#options.requestScopeEnabled === true
     this.#routes = registrar.routes.map((record) => {
       const invoke = this.#invoker(record.handler)
@@ -194,9 +243,13 @@ export class Kernel implements KernelServices {
       // Synchronous unless the body is still to be read or the handler returns a promise.
       const answer = (request: FwRequest): FwResponse | Promise<FwResponse> => {
         if (scoped) scope.getStore()!.request = request
-        const params = takesParams ? Object.values(request.getAttribute('route.params') as Record<string, unknown>) : NO_PARAMS
+        const params = takesParams
+          ? Object.values(request.getAttribute('route.params') as Record<string, unknown>)
+          : NO_PARAMS
         const result = invoke(request, params)
-        return result instanceof Promise ? result.then((value) => this.#finish(value)) : this.#finish(result)
+        return result instanceof Promise
+          ? result.then((value) => this.#finish(value))
+          : this.#finish(result)
       }
       // The final step rescues its own failures: a body that failed to load, a handler that threw.
       const safeAnswer = guarded(answer, rescue, true)
@@ -220,7 +273,10 @@ export class Kernel implements KernelServices {
     }
     const pipeline = compose(pre, dispatch, rescue, { finalRescues: true })
     // The built-ins (request context, production HTTPS redirect) wrap everything, outermost.
-    this.#entry = this.#options.builtins === false ? entryOf(pipeline) : withContext(pipeline, rescue, this.env === 'production')
+    this.#entry =
+      this.#options.builtins === false
+        ? entryOf(pipeline)
+        : withContext(pipeline, rescue, this.env === 'production')
   }
 
   #finish(result: unknown): FwResponse | Promise<FwResponse> {
@@ -231,24 +287,34 @@ export class Kernel implements KernelServices {
   #invoker(handler: Parameters<Invoker>[0]): Invoke {
     const invoker = this.#options.invoker
     // A custom invoker gets an array of its own, even for a route without parameters.
-    if (invoker) return (request, params) => invoker(handler, request, params === NO_PARAMS ? [] : params)
+    if (invoker)
+      return (request, params) => invoker(handler, request, params === NO_PARAMS ? [] : params)
     return resolveHandler(handler, this.container, this.#instances)
   }
 
   /** Routing: a hit runs the route's pipeline; misses become 404/405/400 or the automatic OPTIONS. */
   #dispatch(request: FwRequest): Promise<FwResponse> | FwResponse {
     const method = request.getMethod()
-    const found = this.router.match(method, request.getPath(), this.#hosts ? request.getHost() : undefined)
+    const found = this.router.match(
+      method,
+      request.getPath(),
+      this.#hosts ? request.getHost() : undefined,
+    )
     if ('route' in found) {
-      const routed = request.withAttributes({ 'route.name': found.route.name, 'route.params': found.params })
+      const routed = request.withAttributes({
+        'route.name': found.route.name,
+        'route.params': found.params,
+      })
       return this.#routes[found.route.id]!(routed)
     }
     if (found.status === 405) {
-      if (method === 'OPTIONS') return new FwResponse(204, { allow: [...found.allow, 'OPTIONS'].join(', ') })
+      if (method === 'OPTIONS')
+        return new FwResponse(204, { allow: [...found.allow, 'OPTIONS'].join(', ') })
       throw methodNotAllowed(found.allow)
     }
     // `OPTIONS *` asks about the server, not a resource (RFC 9110 §9.3.7): every method in use.
-    if (method === 'OPTIONS' && request.getPath() === '*') return new FwResponse(204, { allow: this.#serverAllow })
+    if (method === 'OPTIONS' && request.getPath() === '*')
+      return new FwResponse(204, { allow: this.#serverAllow })
     throw found.status === 400 ? badRequest('Malformed URL') : notFound()
   }
 
@@ -282,7 +348,12 @@ const rethrow = (error: unknown): never => {
   throw error
 }
 
-function resolveMiddleware(ref: MiddlewareRef, factories: Record<string, MiddlewareFactory>, aliases: Map<string, MiddlewareRef>, kernel: Kernel): Middleware {
+function resolveMiddleware(
+  ref: MiddlewareRef,
+  factories: Record<string, MiddlewareFactory>,
+  aliases: Map<string, MiddlewareRef>,
+  kernel: Kernel,
+): Middleware {
   if (typeof ref === 'function') return ref as unknown as Middleware
   const colon = ref.indexOf(':')
   const name = colon === -1 ? ref : ref.slice(0, colon)
@@ -292,7 +363,7 @@ function resolveMiddleware(ref: MiddlewareRef, factories: Record<string, Middlew
   const factory = Object.hasOwn(factories, name) ? factories[name] : undefined
   if (!factory) {
     throw new FwError('FW_MIDDLEWARE_INVALID', `Middleware alias "${name}" has no implementation`, {
-      hint: 'Pass its factory in the kernel\'s middleware option, or register it with r.alias(name, fn).',
+      hint: "Pass its factory in the kernel's middleware option, or register it with r.alias(name, fn).",
     })
   }
   return factory(params, kernel)
@@ -300,9 +371,14 @@ function resolveMiddleware(ref: MiddlewareRef, factories: Record<string, Middlew
 
 function signingKeys(options: KernelOptions, kernel: { env: Env; log: Logger }): string[] {
   const fromEnv = (process.env.URL_SIGNING_KEYS ?? '').split(',').filter(Boolean)
-  const keys = options.signingKeys ?? (fromEnv.length > 0 ? fromEnv : process.env.JWT_SECRET ? [process.env.JWT_SECRET] : [])
+  const keys =
+    options.signingKeys ??
+    (fromEnv.length > 0 ? fromEnv : process.env.JWT_SECRET ? [process.env.JWT_SECRET] : [])
   if (keys.length > 0) return keys
-  if (kernel.env === 'production') throw new Error('Set URL_SIGNING_KEYS (or JWT_SECRET) to sign URLs in production')
-  kernel.log.warn('No URL_SIGNING_KEYS: signed URLs use a random key and stop verifying after a restart')
+  if (kernel.env === 'production')
+    throw new Error('Set URL_SIGNING_KEYS (or JWT_SECRET) to sign URLs in production')
+  kernel.log.warn(
+    'No URL_SIGNING_KEYS: signed URLs use a random key and stop verifying after a restart',
+  )
   return [crypto.randomUUID()]
 }

@@ -32,7 +32,12 @@ export interface RouteInfo {
 
 export interface CompiledRouter {
   match(method: string, path: string, host?: string | null): MatchResult
-  urlFor(name: string, params?: Record<string, unknown>, query?: Record<string, unknown>, absolute?: boolean | string): string
+  urlFor(
+    name: string,
+    params?: Record<string, unknown>,
+    query?: Record<string, unknown>,
+    absolute?: boolean | string,
+  ): string
   setBaseUrl(url: string): void
   routes: readonly RouteInfo[]
   manifest: Manifest
@@ -55,19 +60,33 @@ export async function loadRouter(
   const root = resolve(cacheDir)
   const manifest = readCacheManifest(root)
   if (manifest.formatVersion !== CACHE_FORMAT_VERSION) {
-    throw new FwError('FW_CACHE_STALE', `The route cache in ${cacheDir} has format ${manifest.formatVersion}; this fw reads format ${CACHE_FORMAT_VERSION}`, { hint: REBUILD })
+    throw new FwError(
+      'FW_CACHE_STALE',
+      `The route cache in ${cacheDir} has format ${manifest.formatVersion}; this fw reads format ${CACHE_FORMAT_VERSION}`,
+      { hint: REBUILD },
+    )
   }
-  const module = (await import(pathToFileURL(join(root, manifest.generation, 'index.mjs')).href)) as CompiledRouter & {
+  const module = (await import(
+    pathToFileURL(join(root, manifest.generation, 'index.mjs')).href
+  )) as CompiledRouter & {
     FINGERPRINT: string
   }
   if (module.FINGERPRINT !== manifest.fingerprint) {
-    throw new FwError('FW_CACHE_STALE', `The route cache in ${cacheDir} is inconsistent (manifest and generation differ)`, { hint: REBUILD })
+    throw new FwError(
+      'FW_CACHE_STALE',
+      `The route cache in ${cacheDir} is inconsistent (manifest and generation differ)`,
+      { hint: REBUILD },
+    )
   }
   let registrar: Registrar | null = null
   if (options.register) {
     registrar = collectRoutes(options.register)
     if (fingerprintRoutes(registrar.routes) !== manifest.fingerprint) {
-      throw new FwError('FW_CACHE_STALE', `The routes changed since the route cache in ${cacheDir} was built`, { hint: REBUILD })
+      throw new FwError(
+        'FW_CACHE_STALE',
+        `The routes changed since the route cache in ${cacheDir} was built`,
+        { hint: REBUILD },
+      )
     }
   }
   return {
@@ -106,6 +125,8 @@ function readCacheManifest(root: string): Manifest {
   try {
     return JSON.parse(text) as Manifest
   } catch {
-    throw new FwError('FW_CACHE_STALE', `The route cache manifest in ${root} is not valid JSON`, { hint: REBUILD })
+    throw new FwError('FW_CACHE_STALE', `The route cache manifest in ${root} is not valid JSON`, {
+      hint: REBUILD,
+    })
   }
 }

@@ -36,7 +36,8 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
     try {
       // Uploaded temp files go once the response is sent or the client went away ('close').
       if (request.needsCleanup()) res.once('close', () => void request.cleanup())
-      if (!request.isBodyLoaded() && !res.req.complete && !worthDraining(request)) res.shouldKeepAlive = false
+      if (!request.isBodyLoaded() && !res.req.complete && !worthDraining(request))
+        res.shouldKeepAlive = false
       send(res, response, request, current())
     } catch (error) {
       fail(error, request, res)
@@ -55,7 +56,10 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
       request = FwRequest.fromNode(req, kernel.requestOptions, beforeBody)
     } catch (error) {
       kernel.log.warn({ err: error }, 'Unparseable request')
-      res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
+      res.writeHead(400, {
+        'content-type': 'application/json; charset=utf-8',
+        'cache-control': 'no-store',
+      })
       res.end('{"error":"Bad Request","code":400}')
       return
     }
@@ -133,11 +137,19 @@ function send(res: ServerResponse, response: FwResponse, request: FwRequest, ker
  * that the body is incomplete. A client that goes away stops the reading (a file stays open
  * otherwise).
  */
-function sendStream(res: ServerResponse, body: Readable, response: FwResponse, headers: NodeHeaders, request: FwRequest, kernel: Kernel): void {
+function sendStream(
+  res: ServerResponse,
+  body: Readable,
+  response: FwResponse,
+  headers: NodeHeaders,
+  request: FwRequest,
+  kernel: Kernel,
+): void {
   res.statusCode = response.status
   if (Array.isArray(headers)) {
     // A name listed twice is two header lines, as writeHead sends them.
-    for (let i = 0; i < headers.length; i += 2) res.appendHeader(headers[i] as string, headers[i + 1]!)
+    for (let i = 0; i < headers.length; i += 2)
+      res.appendHeader(headers[i] as string, headers[i + 1]!)
   } else {
     for (const name in headers) res.setHeader(name, headers[name]!)
   }
@@ -161,9 +173,18 @@ function sendStream(res: ServerResponse, body: Readable, response: FwResponse, h
     for (const name of res.getHeaderNames()) res.removeHeader(name)
     const id = response.header('x-request-id')
     const answer = (rescued: FwResponse): void => {
-      if (!res.destroyed) send(res, id === undefined ? rescued : rescued.withHeader('x-request-id', id), request, kernel)
+      if (!res.destroyed)
+        send(
+          res,
+          id === undefined ? rescued : rescued.withHeader('x-request-id', id),
+          request,
+          kernel,
+        )
     }
-    kernel.answerError(error, request).then(answer).catch(() => res.destroy())
+    kernel
+      .answerError(error, request)
+      .then(answer)
+      .catch(() => res.destroy())
   })
   res.once('close', () => {
     if (!body.readableEnded) body.destroy()

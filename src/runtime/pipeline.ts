@@ -23,7 +23,12 @@ export type Failed<C, T> = (error: unknown, request: FwRequest, context: C) => T
  * adapter writes the response from `finish`: one `.then` per request, not one to finish the
  * response and another to write it. `context` is handed through, so callers need no closure.
  */
-export type Entry = <C, T>(request: FwRequest, context: C, finish: Finish<C, T>, failed: Failed<C, T>) => T | Promise<T>
+export type Entry = <C, T>(
+  request: FwRequest,
+  context: C,
+  finish: Finish<C, T>,
+  failed: Failed<C, T>,
+) => T | Promise<T>
 
 /** `step` as an entry. */
 export function entryOf(step: Step): Entry {
@@ -38,7 +43,13 @@ export function entryOf(step: Step): Entry {
  * `finish` once `response` settles (`failed` if it rejects). Apart from the entry that calls it,
  * so that only a request answered later allocates these closures and the context they share.
  */
-export function finishLater<C, T>(response: Promise<FwResponse>, request: FwRequest, context: C, finish: Finish<C, T>, failed: Failed<C, T>): Promise<T> {
+export function finishLater<C, T>(
+  response: Promise<FwResponse>,
+  request: FwRequest,
+  context: C,
+  finish: Finish<C, T>,
+  failed: Failed<C, T>,
+): Promise<T> {
   return response.then(
     (answered) => finish(answered, request, context),
     (error: unknown) => failed(error, request, context),
@@ -51,13 +62,20 @@ export function finishLater<C, T>(response: Promise<FwResponse>, request: FwRequ
  * const run = compose([requestId, trace], handler, rescue)
  * const response = await run(request)
  */
-export function compose(layers: readonly Middleware[], final: Step, rescue: Rescue, { finalRescues = false } = {}): Step {
+export function compose(
+  layers: readonly Middleware[],
+  final: Step,
+  rescue: Rescue,
+  { finalRescues = false } = {},
+): Step {
   // steps[i] runs layer i (steps[layers.length] runs the final step), each guarded. Every step
   // but the first is some layer's `next`, which promises a response; the first (what the caller
   // runs) answers synchronously when it can. A final step that rescues its own failures
   // (`finalRescues`) is not wrapped again: one promise and one microtask less.
   const steps: Step[] = new Array(layers.length + 1)
-  steps[layers.length] = finalRescues ? promising(final, layers.length === 0) : guarded(final, rescue, layers.length === 0)
+  steps[layers.length] = finalRescues
+    ? promising(final, layers.length === 0)
+    : guarded(final, rescue, layers.length === 0)
   for (let i = layers.length - 1; i >= 0; i--) {
     const layer = layers[i]!
     const next = steps[i + 1] as Next
@@ -88,7 +106,8 @@ export function guarded(step: Step, rescue: Rescue, sync: boolean): Step {
     } catch (error) {
       return rescue(error, request)
     }
-    if (result instanceof Promise) return result.then(undefined, (error: unknown) => rescue(error, request))
+    if (result instanceof Promise)
+      return result.then(undefined, (error: unknown) => rescue(error, request))
     return sync ? result : Promise.resolve(result)
   }
 }

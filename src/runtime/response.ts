@@ -35,7 +35,12 @@ export class FwResponse {
   #added: ReadonlyArray<string | string[]> | null = null
   #merged: HeaderMap | null = null
 
-  constructor(status: number, headers: HeaderMap = {}, body: Body = null, view: FwResponse['view'] = null) {
+  constructor(
+    status: number,
+    headers: HeaderMap = {},
+    body: Body = null,
+    view: FwResponse['view'] = null,
+  ) {
     this.status = status
     this.#own = headers === DERIVED ? DERIVED : lowerKeys(headers, {})
     this.body = body
@@ -58,12 +63,24 @@ export class FwResponse {
       headers[lower] = value
       return FwResponse.#derive(this.status, headers, null, this.body, this.view)
     }
-    return FwResponse.#derive(this.status, this.#own, added === null ? [lower, value] : [...added, lower, value], this.body, this.view)
+    return FwResponse.#derive(
+      this.status,
+      this.#own,
+      added === null ? [lower, value] : [...added, lower, value],
+      this.body,
+      this.view,
+    )
   }
 
   /** A copy with several headers set. */
   withHeaders(headers: HeaderMap): FwResponse {
-    return FwResponse.#derive(this.status, lowerKeys(headers, Object.assign({}, this.headers)), null, this.body, this.view)
+    return FwResponse.#derive(
+      this.status,
+      lowerKeys(headers, Object.assign({}, this.headers)),
+      null,
+      this.body,
+      this.view,
+    )
   }
 
   withStatus(status: number): FwResponse {
@@ -75,8 +92,17 @@ export class FwResponse {
    * as they are, with no copy to add it. Internal: `json()` calls it.
    */
   static ofJson(status: number, body: string, headers: HeaderMap | undefined): FwResponse {
-    const fields: HeaderMap = { 'content-type': JSON_TYPE, 'content-length': `${Buffer.byteLength(body)}` }
-    return FwResponse.#derive(status, headers === undefined ? fields : lowerKeys(headers, fields), null, body, null)
+    const fields: HeaderMap = {
+      'content-type': JSON_TYPE,
+      'content-length': `${Buffer.byteLength(body)}`,
+    }
+    return FwResponse.#derive(
+      status,
+      headers === undefined ? fields : lowerKeys(headers, fields),
+      null,
+      body,
+      null,
+    )
   }
 
   /**
@@ -111,7 +137,13 @@ export class FwResponse {
   }
 
   /** Builds a response from headers already lowercased (with* are on the hot path of middleware). */
-  static #derive(status: number, own: HeaderMap, added: ReadonlyArray<string | string[]> | null, body: Body, view: FwResponse['view']): FwResponse {
+  static #derive(
+    status: number,
+    own: HeaderMap,
+    added: ReadonlyArray<string | string[]> | null,
+    body: Body,
+    view: FwResponse['view'],
+  ): FwResponse {
     const response = new FwResponse(status, DERIVED, body, view)
     response.#own = own
     response.#added = added
@@ -134,7 +166,12 @@ function addAll(into: HeaderMap, added: ReadonlyArray<string | string[]>): Heade
 // `then` on it (is it a thenable?). Found on the response's own prototype, as "not a function",
 // the lookup stops there instead of searching Object.prototype: ~12 ns less per promise hop,
 // of which a request through three async middleware makes eight.
-Object.defineProperty(FwResponse.prototype, 'then', { value: undefined, writable: false, enumerable: false, configurable: false })
+Object.defineProperty(FwResponse.prototype, 'then', {
+  value: undefined,
+  writable: false,
+  enumerable: false,
+  configurable: false,
+})
 
 /**
  * JSON of `data` with `status`.
@@ -148,7 +185,11 @@ export function json(data: unknown, status = 200, headers?: HeaderMap): FwRespon
 /** Any body with status and headers (text/plain unless a content-type is given). */
 export function create(body: Body = '', status = 200, headers: HeaderMap = {}): FwResponse {
   const typed = Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')
-  return new FwResponse(status, typed ? headers : { 'content-type': 'text/plain; charset=utf-8', ...headers }, body)
+  return new FwResponse(
+    status,
+    typed ? headers : { 'content-type': 'text/plain; charset=utf-8', ...headers },
+    body,
+  )
 }
 
 /** 204 No Content. */
@@ -173,7 +214,10 @@ export function stream(body: Readable, status = 200, headers: HeaderMap = {}): F
  * return view('hello', { name: '<b>Ada</b>' }) // views/hello.html: <p>Hello {{ name }}</p>
  */
 export function view(name: string, data: Record<string, unknown> = {}, status = 200): FwResponse {
-  return new FwResponse(status, { 'content-type': 'text/html; charset=utf-8' }, null, { name, data })
+  return new FwResponse(status, { 'content-type': 'text/html; charset=utf-8' }, null, {
+    name,
+    data,
+  })
 }
 
 /** Copies `headers` into `into` with lowercase names. */

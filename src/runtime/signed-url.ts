@@ -11,7 +11,12 @@ import { badRequest, forbidden, gone } from './http-error.js'
 import type { FwRequest } from './request/request.js'
 
 export type PayloadMode = 'relative' | 'absolute'
-type UrlFor = (name: string, params?: Record<string, unknown>, query?: Record<string, unknown>, absolute?: boolean | string) => string
+type UrlFor = (
+  name: string,
+  params?: Record<string, unknown>,
+  query?: Record<string, unknown>,
+  absolute?: boolean | string,
+) => string
 
 export interface UrlSignerOptions {
   /** The first key signs; all of them verify. */
@@ -44,20 +49,43 @@ export class UrlSigner {
   }
 
   /** A signed URL; with `ttl` (seconds) it expires. */
-  signedUrlFor(name: string, params: Record<string, unknown> = {}, query: Record<string, unknown> = {}, ttl: number | null = null, absolute = false, payloadMode: PayloadMode | null = null): string {
+  signedUrlFor(
+    name: string,
+    params: Record<string, unknown> = {},
+    query: Record<string, unknown> = {},
+    ttl: number | null = null,
+    absolute = false,
+    payloadMode: PayloadMode | null = null,
+  ): string {
     const expires = ttl === null ? null : this.#now() + ttl
     return this.#sign(name, params, query, expires, absolute, payloadMode)
   }
 
   /** A signed URL that expires `ttl` seconds from now (ttl required). */
-  temporaryUrlFor(name: string, params: Record<string, unknown> = {}, query: Record<string, unknown> = {}, ttl: number | null = null, absolute = false, payloadMode: PayloadMode | null = null): string {
-    if (ttl === null || !(ttl > 0)) throw new RangeError('temporaryUrlFor needs a positive ttl in seconds')
+  temporaryUrlFor(
+    name: string,
+    params: Record<string, unknown> = {},
+    query: Record<string, unknown> = {},
+    ttl: number | null = null,
+    absolute = false,
+    payloadMode: PayloadMode | null = null,
+  ): string {
+    if (ttl === null || !(ttl > 0))
+      throw new RangeError('temporaryUrlFor needs a positive ttl in seconds')
     return this.signedUrlFor(name, params, query, ttl, absolute, payloadMode)
   }
 
   /** A signed URL valid until `expiresAt` (a Date or Unix seconds). */
-  temporaryUrlUntil(name: string, expiresAt: Date | number, params: Record<string, unknown> = {}, query: Record<string, unknown> = {}, absolute = false, payloadMode: PayloadMode | null = null): string {
-    const expires = expiresAt instanceof Date ? Math.floor(expiresAt.getTime() / 1000) : Math.floor(expiresAt)
+  temporaryUrlUntil(
+    name: string,
+    expiresAt: Date | number,
+    params: Record<string, unknown> = {},
+    query: Record<string, unknown> = {},
+    absolute = false,
+    payloadMode: PayloadMode | null = null,
+  ): string {
+    const expires =
+      expiresAt instanceof Date ? Math.floor(expiresAt.getTime() / 1000) : Math.floor(expiresAt)
     return this.#sign(name, params, query, expires, absolute, payloadMode)
   }
 
@@ -65,7 +93,8 @@ export class UrlSigner {
   verify(request: FwRequest): void {
     const pairs = parsePairs(request.getQueryString())
     const sig = pairs.filter(([k]) => k === '_sig')
-    if (sig.length !== 1) throw badRequest(sig.length === 0 ? 'Missing URL signature' : 'Repeated URL signature')
+    if (sig.length !== 1)
+      throw badRequest(sig.length === 0 ? 'Missing URL signature' : 'Repeated URL signature')
     const exp = pairs.filter(([k]) => k === '_exp')
     if (exp.length > 1 || (exp.length === 1 && !/^[0-9]{1,12}$/.test(exp[0]![1]))) {
       throw badRequest('Malformed URL expiry')
@@ -78,12 +107,21 @@ export class UrlSigner {
     // A signature that is not 64 hex digits (either case) matches no key: 403 like any wrong one.
     const text = sig[0]![1]
     const given = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : null
-    const valid = given !== null && this.#keys.some((key) => payloads.some((p) => timingSafeEqual(hmac(key, p), given)))
+    const valid =
+      given !== null &&
+      this.#keys.some((key) => payloads.some((p) => timingSafeEqual(hmac(key, p), given)))
     if (!valid) throw forbidden('Invalid URL signature')
     if (exp.length === 1 && Number(exp[0]![1]) < this.#now()) throw gone('This link has expired')
   }
 
-  #sign(name: string, params: Record<string, unknown>, query: Record<string, unknown>, expires: number | null, absolute: boolean, payloadMode: PayloadMode | null): string {
+  #sign(
+    name: string,
+    params: Record<string, unknown>,
+    query: Record<string, unknown>,
+    expires: number | null,
+    absolute: boolean,
+    payloadMode: PayloadMode | null,
+  ): string {
     const mode = payloadMode === null ? this.#mode : checkMode(payloadMode)
     if (Object.hasOwn(query, '_sig') || Object.hasOwn(query, '_exp')) {
       throw new TypeError('_sig and _exp are reserved for signed URLs')
@@ -121,11 +159,14 @@ function hmac(key: string, payload: string): Buffer {
 /** Decoded key/value pairs of a raw query string ('+' is a space, as in forms). */
 function parsePairs(query: string): [string, string][] {
   if (query === '') return []
-  return query.split('&').filter(Boolean).map((part) => {
-    const eq = part.indexOf('=')
-    const raw = eq === -1 ? [part, ''] : [part.slice(0, eq), part.slice(eq + 1)]
-    return raw.map((s) => safeDecode(s!.replace(/\+/g, ' '))) as [string, string]
-  })
+  return query
+    .split('&')
+    .filter(Boolean)
+    .map((part) => {
+      const eq = part.indexOf('=')
+      const raw = eq === -1 ? [part, ''] : [part.slice(0, eq), part.slice(eq + 1)]
+      return raw.map((s) => safeDecode(s!.replace(/\+/g, ' '))) as [string, string]
+    })
 }
 
 function safeDecode(text: string): string {
@@ -142,7 +183,11 @@ function safeDecode(text: string): string {
  * `query('k')` takes the last).
  */
 function canonicalQuery(pairs: [string, string][]): string {
-  const encode = (s: string): string => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  const encode = (s: string): string =>
+    encodeURIComponent(s).replace(
+      /[!'()*]/g,
+      (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+    )
   return pairs
     .map(([k, v]) => [encode(k), encode(v)] as const)
     .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))

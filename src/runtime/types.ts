@@ -75,7 +75,12 @@ export interface KernelServices {
   log: Logger
   env: 'production' | 'development' | 'test'
   /** URL generation of the compiled router (used by signed URLs, redirects). */
-  urlFor(name: string, params?: Record<string, unknown>, query?: Record<string, unknown>, absolute?: boolean | string): string
+  urlFor(
+    name: string,
+    params?: Record<string, unknown>,
+    query?: Record<string, unknown>,
+    absolute?: boolean | string,
+  ): string
   /** Resolves a service registered by a provider, or undefined. */
   resolve<T = unknown>(key: string): T | undefined
 }

@@ -6,7 +6,13 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { ViewEngine } from './types.js'
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+}
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!)
@@ -22,15 +28,19 @@ export class TemplateViews implements ViewEngine {
 
   constructor(options: { dir?: string; templates?: Record<string, string> } = {}) {
     this.#dir = resolve(options.dir ?? 'views')
-    for (const [name, text] of Object.entries(options.templates ?? {})) this.#templates.set(name, text)
+    for (const [name, text] of Object.entries(options.templates ?? {}))
+      this.#templates.set(name, text)
   }
 
   render(name: string, data: Record<string, unknown>): string {
-    return this.#template(name).replace(/\{\{(\{)?\s*([\w.]+)\s*\}?\}\}/g, (_, raw: string | undefined, key: string) => {
-      const value = lookup(data, key)
-      const text = value === undefined || value === null ? '' : String(value)
-      return raw ? text : escapeHtml(text)
-    })
+    return this.#template(name).replace(
+      /\{\{(\{)?\s*([\w.]+)\s*\}?\}\}/g,
+      (_, raw: string | undefined, key: string) => {
+        const value = lookup(data, key)
+        const text = value === undefined || value === null ? '' : String(value)
+        return raw ? text : escapeHtml(text)
+      },
+    )
   }
 
   #template(name: string): string {

@@ -64,7 +64,8 @@ async function serveOne(options: ServeOptions): Promise<void> {
   // Without --watch nothing is bundled again: let esbuild's service process go.
   if (!options.watch) await (await import('../compiler/import-module.js')).stopBundler()
   // A worker listens on the port its primary picked (see runPrimary).
-  const port = cluster.isWorker && process.env[WORKER_PORT] ? Number(process.env[WORKER_PORT]) : options.port
+  const port =
+    cluster.isWorker && process.env[WORKER_PORT] ? Number(process.env[WORKER_PORT]) : options.port
   const server = await startServer(kernel, { ...options, port })
   useServerUrl(kernel, server.url)
   const swapTo = async (register: (r: Registrar) => void): Promise<void> => {
@@ -86,7 +87,9 @@ async function serveOne(options: ServeOptions): Promise<void> {
   // The banner once the watcher is ready: an edit made right after it is seen.
   await watcher?.ready
   if (!cluster.isWorker) {
-    options.say(`fw serve → ${server.url}  (${count(kernel.router.routes.length, 'route')}, ${kernel.env}${options.watch ? ', watching' : ''})`)
+    options.say(
+      `fw serve → ${server.url}  (${count(kernel.router.routes.length, 'route')}, ${kernel.env}${options.watch ? ', watching' : ''})`,
+    )
   }
   await untilSignal()
   await watcher?.close()
@@ -108,7 +111,8 @@ async function serveOne(options: ServeOptions): Promise<void> {
  * router's default, http://localhost, has no port). A wildcard host is shown as localhost.
  */
 function useServerUrl(kernel: Kernel, url: string): Kernel {
-  if (!process.env.APP_URL) kernel.router.setBaseUrl(url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost'))
+  if (!process.env.APP_URL)
+    kernel.router.setBaseUrl(url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost'))
   return kernel
 }
 
@@ -116,14 +120,20 @@ function useServerUrl(kernel: Kernel, url: string): Kernel {
  * --watch: rebuilds when the routes or their imports change, `reload` puts the new routes to
  * work, then one "reloaded" line; a failed rebuild keeps the running routes.
  */
-function watchAndReload(options: ServeOptions, reload: (register: (r: Registrar) => void) => Promise<void>): RouteWatcher {
+function watchAndReload(
+  options: ServeOptions,
+  reload: (register: (r: Registrar) => void) => Promise<void>,
+): RouteWatcher {
   return watchRoutes({
     routesFile: options.routes,
     cacheDir: options.cache,
     onBuild: (result, changed) => {
       if (changed.length === 0) return
       reload(result.register).then(
-        () => options.say(`reloaded ${count(result.manifest.routeCount, 'route')} (changed: ${changed.join(', ')})`),
+        () =>
+          options.say(
+            `reloaded ${count(result.manifest.routeCount, 'route')} (changed: ${changed.join(', ')})`,
+          ),
         options.onError,
       )
     },
@@ -137,7 +147,12 @@ function watchAndReload(options: ServeOptions, reload: (register: (r: Registrar)
 async function boot(options: ServeOptions, register: (r: Registrar) => void): Promise<Kernel> {
   const env = options.kernel?.env ?? process.env.APP_ENV ?? 'development'
   const log = options.kernel?.log ?? serveLogger(env, process.stdout.isTTY === true)
-  return Kernel.boot({ ...options.kernel, ...(log === null ? {} : { log }), routeCache: options.cache, register })
+  return Kernel.boot({
+    ...options.kernel,
+    ...(log === null ? {} : { log }),
+    routeCache: options.cache,
+    register,
+  })
 }
 
 async function loadRegister(routesFile: string): Promise<(r: Registrar) => void> {
@@ -185,7 +200,9 @@ async function runPrimary(options: ServeOptions): Promise<void> {
   // than each making its own. Production refuses to start without one (checkProductionSecret).
   if (!process.env.JWT_SECRET) {
     process.env.JWT_SECRET = randomBytes(32).toString('hex')
-    options.warn('JWT_SECRET is not set: the workers share a random one, so tokens stop verifying after a restart')
+    options.warn(
+      'JWT_SECRET is not set: the workers share a random one, so tokens stop verifying after a restart',
+    )
   }
   let stopping = false
   // Every worker listens on one concrete port, picked here for --port 0: were every worker gone
@@ -201,10 +218,17 @@ async function runPrimary(options: ServeOptions): Promise<void> {
     cluster.fork({ [WORKER_PORT]: String(port) }).on('exit', (code, signal) => {
       if (stopping) return
       const how = signal ?? `exit code ${code}`
-      if (startup) return startup.fail(new FwError('FW_SERVE_WORKER', `A worker stopped while starting (${how})`, { hint: 'Its own error, if it printed one, is above; no worker is left running.' }))
+      if (startup)
+        return startup.fail(
+          new FwError('FW_SERVE_WORKER', `A worker stopped while starting (${how})`, {
+            hint: 'Its own error, if it printed one, is above; no worker is left running.',
+          }),
+        )
       quickDeaths = Date.now() - born < QUICK_DEATH_MS ? quickDeaths + 1 : 0
       const delay = quickDeaths === 0 ? 0 : Math.min(10_000, 100 * 2 ** (quickDeaths - 1))
-      options.warn(`worker exited (${signal ?? code}); starting another${delay > 0 ? ` in ${delay / 1000} s` : ''}`)
+      options.warn(
+        `worker exited (${signal ?? code}); starting another${delay > 0 ? ` in ${delay / 1000} s` : ''}`,
+      )
       const timer = setTimeout(() => {
         restarts.delete(timer)
         if (!stopping) fork()
@@ -213,20 +237,21 @@ async function runPrimary(options: ServeOptions): Promise<void> {
     })
   }
   // Resolves once `count` more workers listen; rejects if one exits first.
-  const listening = (count: number): Promise<void> => new Promise((resolve, reject) => {
-    let listened = 0
-    const onListening = (): void => {
-      if (++listened < count) return
-      done()
-      resolve()
-    }
-    const done = (): void => {
-      cluster.off('listening', onListening)
-      startup = null
-    }
-    cluster.on('listening', onListening)
-    startup = { fail: (error) => (done(), reject(error)) }
-  })
+  const listening = (count: number): Promise<void> =>
+    new Promise((resolve, reject) => {
+      let listened = 0
+      const onListening = (): void => {
+        if (++listened < count) return
+        done()
+        resolve()
+      }
+      const done = (): void => {
+        cluster.off('listening', onListening)
+        startup = null
+      }
+      cluster.on('listening', onListening)
+      startup = { fail: (error) => (done(), reject(error)) }
+    })
   try {
     // One worker first: a start that fails (a port in use) is then reported once, not by each.
     const first = listening(1)
@@ -244,7 +269,9 @@ async function runPrimary(options: ServeOptions): Promise<void> {
   // Every worker swaps before "reloaded" is said: a request sent after it gets the new routes.
   const watcher = options.watch ? watchAndReload(options, reloadWorkers) : null
   await watcher?.ready
-  options.say(`fw serve → http://${options.host}:${port}  (${options.workers} workers${options.watch ? ', watching' : ''})`)
+  options.say(
+    `fw serve → http://${options.host}:${port}  (${options.workers} workers${options.watch ? ', watching' : ''})`,
+  )
   await untilSignal()
   await watcher?.close()
   stopping = true
@@ -254,27 +281,36 @@ async function runPrimary(options: ServeOptions): Promise<void> {
 
 /** Tells every worker to load the routes again; resolves when each has answered or is gone. */
 function reloadWorkers(): Promise<void> {
-  const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && w.isConnected())
-  return Promise.all(workers.map((worker) => new Promise<void>((done) => {
-    const onMessage = (message: { tag?: unknown } | null): void => {
-      if (message?.tag === RELOADED) finish()
-    }
-    const finish = (): void => {
-      worker.off('message', onMessage)
-      worker.off('exit', finish)
-      done()
-    }
-    worker.on('message', onMessage)
-    worker.once('exit', finish)
-    worker.send({ tag: RELOAD })
-  }))).then(() => undefined)
+  const workers = Object.values(cluster.workers ?? {}).filter(
+    (w): w is Worker => w !== undefined && w.isConnected(),
+  )
+  return Promise.all(
+    workers.map(
+      (worker) =>
+        new Promise<void>((done) => {
+          const onMessage = (message: { tag?: unknown } | null): void => {
+            if (message?.tag === RELOADED) finish()
+          }
+          const finish = (): void => {
+            worker.off('message', onMessage)
+            worker.off('exit', finish)
+            done()
+          }
+          worker.on('message', onMessage)
+          worker.once('exit', finish)
+          worker.send({ tag: RELOAD })
+        }),
+    ),
+  ).then(() => undefined)
 }
 
 /** A port that is free on `host` now (the system's pick for port 0). */
 function freePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer()
-    probe.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, { port: 0, host })))
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(listenError(error, { port: 0, host })),
+    )
     probe.listen(0, host, () => {
       const { port } = probe.address() as AddressInfo
       probe.close(() => resolve(port))
@@ -290,12 +326,19 @@ interface Startup {
 async function stopWorkers(): Promise<void> {
   // A worker that has exited but whose IPC channel has not closed yet is still listed: waiting
   // for its 'exit' would wait forever.
-  const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead())
-  await Promise.all(workers.map((w) => new Promise<void>((done) => {
-    w.once('exit', () => done())
-    if (w.isDead()) return done()
-    w.process.kill('SIGTERM')
-  })))
+  const workers = Object.values(cluster.workers ?? {}).filter(
+    (w): w is Worker => w !== undefined && !w.isDead(),
+  )
+  await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise<void>((done) => {
+          w.once('exit', () => done())
+          if (w.isDead()) return done()
+          w.process.kill('SIGTERM')
+        }),
+    ),
+  )
 }
 
 /** DESIGN.md: in production (APP_ENV, or the kernel's env option), no start without a JWT_SECRET of at least 32 bytes. */
@@ -305,11 +348,16 @@ function checkProductionSecret(kernelEnv: KernelOptions['env']): void {
   if (Buffer.byteLength(secret) < 32) {
     // A value from the config file wins over the environment: then the fix is in that file.
     const configFile = configFileThatSet('JWT_SECRET')
-    const size = secret === '' ? (configFile ? 'empty' : 'not set') : `only ${Buffer.byteLength(secret)} bytes`
-    throw new FwError('FW_SERVE_CONFIG', `JWT_SECRET ${configFile ? `from ${configFile} ` : ''}is ${size}; production needs at least 32 bytes`, {
-      hint: configFile
-        ? `Change JWT_SECRET in ${configFile} (it wins over the environment) to 32 or more random bytes, e.g. from \`openssl rand -hex 32\`.`
-        : 'Set JWT_SECRET to 32 or more random bytes, e.g. JWT_SECRET=$(openssl rand -hex 32).',
-    })
+    const size =
+      secret === '' ? (configFile ? 'empty' : 'not set') : `only ${Buffer.byteLength(secret)} bytes`
+    throw new FwError(
+      'FW_SERVE_CONFIG',
+      `JWT_SECRET ${configFile ? `from ${configFile} ` : ''}is ${size}; production needs at least 32 bytes`,
+      {
+        hint: configFile
+          ? `Change JWT_SECRET in ${configFile} (it wins over the environment) to 32 or more random bytes, e.g. from \`openssl rand -hex 32\`.`
+          : 'Set JWT_SECRET to 32 or more random bytes, e.g. JWT_SECRET=$(openssl rand -hex 32).',
+      },
+    )
   }
 }

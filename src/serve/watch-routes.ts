@@ -29,7 +29,10 @@ export interface RouteWatcher {
  */
 export function watchRoutes(options: WatchOptions): RouteWatcher {
   const routesFile = resolve(options.routesFile)
-  const watcher: FSWatcher = watch(routesFile, { ignoreInitial: true, awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 10 } })
+  const watcher: FSWatcher = watch(routesFile, {
+    ignoreInitial: true,
+    awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 10 },
+  })
   let running: Promise<void> | null = null
   let pending = new Set<string>()
   let watched = new Set([routesFile])
@@ -38,7 +41,9 @@ export function watchRoutes(options: WatchOptions): RouteWatcher {
     const { buildCache } = await import('../compiler/index.js')
     try {
       const result = await buildCache({ routesFile, cacheDir: options.cacheDir })
-      const inputs = Object.keys(result.manifest.inputs).map((file) => resolve(options.cacheDir, file))
+      const inputs = Object.keys(result.manifest.inputs).map((file) =>
+        resolve(options.cacheDir, file),
+      )
       const next = new Set([routesFile, ...inputs])
       watcher.unwatch([...watched].filter((f) => !next.has(f)))
       watcher.add([...next].filter((f) => !watched.has(f)))

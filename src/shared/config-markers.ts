@@ -11,7 +11,10 @@ export const CONFIG_FILE_MARKER = 'FW_CONFIG_FILE'
  * @example
  * configFileThatSet('JWT_SECRET') // 'fw.config.ts'
  */
-export function configFileThatSet(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function configFileThatSet(
+  name: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   if (!(env[CONFIG_VARS_MARKER] ?? '').split(',').includes(name)) return undefined
   return env[CONFIG_FILE_MARKER] ?? 'fw.config.ts'
 }

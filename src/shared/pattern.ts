@@ -136,7 +136,8 @@ function parseParam(pattern: string, inner: string): ParamSegment {
       { hint: 'Use letters, digits and "_", starting with a letter or "_".' },
     )
   }
-  if (colon !== -1 && spec === '') throw patternError(pattern, `parameter "${name}" has an empty type`)
+  if (colon !== -1 && spec === '')
+    throw patternError(pattern, `parameter "${name}" has an empty type`)
   const base = { kind: 'param' as const, name, optional, allowEmpty: false }
   if (spec === '') return { ...base, type: 'string', regex: null }
   if ((BUILTIN_TYPES as readonly string[]).includes(spec)) {
@@ -171,7 +172,9 @@ function checkRegex(pattern: string, name: string, source: string): void {
     throw new FwError(
       'FW_REGEX_UNSAFE',
       `Pattern "${pattern}": the regex of "${name}" (${source}) can backtrack catastrophically`,
-      { hint: 'Remove nested quantifiers such as (a+)+ or (a*)*; one level of repetition suffices.' },
+      {
+        hint: 'Remove nested quantifiers such as (a+)+ or (a*)*; one level of repetition suffices.',
+      },
     )
   }
   checkedRegexes.add(source)
@@ -197,7 +200,10 @@ function checkSegmentOrder(pattern: string, segments: Segment[]): void {
         { hint: 'A catch-all takes the rest of the path; nothing can follow it.' },
       )
     }
-    if (!segment.optional && segments.slice(0, index).some((s) => s.kind === 'param' && s.optional)) {
+    if (
+      !segment.optional &&
+      segments.slice(0, index).some((s) => s.kind === 'param' && s.optional)
+    ) {
       throw new FwError(
         'FW_OPTIONAL_NOT_TRAILING',
         `Pattern "${pattern}": required "${segment.name}" follows an optional parameter`,
@@ -213,9 +219,13 @@ export function checkUniqueNames(pattern: string, segments: readonly Segment[]):
   const seen = new Set<string>()
   for (const name of paramNames(segments)) {
     if (seen.has(name)) {
-      throw new FwError('FW_PARAM_DUPLICATE', `Pattern "${pattern}": parameter "${name}" is used twice`, {
-        hint: 'Give every parameter of a route its own name.',
-      })
+      throw new FwError(
+        'FW_PARAM_DUPLICATE',
+        `Pattern "${pattern}": parameter "${name}" is used twice`,
+        {
+          hint: 'Give every parameter of a route its own name.',
+        },
+      )
     }
     seen.add(name)
   }
@@ -264,7 +274,8 @@ function encodeLiteral(pattern: string, raw: string): string {
     const c = raw[i] as string
     if (c === '%') {
       const hex = raw.slice(i + 1, i + 3)
-      if (!/^[0-9A-Fa-f]{2}$/.test(hex)) throw patternError(pattern, `has a malformed escape "%${hex}"`)
+      if (!/^[0-9A-Fa-f]{2}$/.test(hex))
+        throw patternError(pattern, `has a malformed escape "%${hex}"`)
       // RFC 3986 normal form, as the matcher normalizes request paths: `%41` is `A`, `%c3` is `%C3`.
       const char = String.fromCharCode(parseInt(hex, 16))
       out += UNRESERVED.test(char) ? char : '%' + hex.toUpperCase()

@@ -42,7 +42,12 @@ export class ClusterStore implements ThrottleStore {
   }
 
   async hit(key: string, rule: ThrottleRule): Promise<ThrottleDecision> {
-    return (await this.#primary.ask({ op: 'hit', key, max: rule.max, windowMs: rule.windowMs })) as ThrottleDecision
+    return (await this.#primary.ask({
+      op: 'hit',
+      key,
+      max: rule.max,
+      windowMs: rule.windowMs,
+    })) as ThrottleDecision
   }
 
   release(key: string, rule: ThrottleRule, stamp: number): void {
@@ -67,7 +72,8 @@ export function setupThrottlePrimary(
   const stop = answerWorkers(TAG, (request) => {
     if (typeof request.key !== 'string') return undefined
     const rule = { max: Number(request.max), windowMs: Number(request.windowMs) }
-    if (request.op === 'release') return void store.release(request.key, rule, Number(request.stamp))
+    if (request.op === 'release')
+      return void store.release(request.key, rule, Number(request.stamp))
     return request.op === 'hit' ? store.hit(request.key, rule) : undefined
   })
   // Workers forked from here on inherit it: createStoreFromEnv() then picks the ClusterStore.

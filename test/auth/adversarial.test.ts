@@ -308,9 +308,18 @@ describe('revocation store failures on the endpoints', () => {
   }
 
   it('answers 503, not 500, on /auth/refresh and /auth/logout when the list cannot record the jti', async () => {
-    const broken = createAuth({ secret: SECRET, database: 'sqlite::memory:', revocations: down, production: false })
+    const broken = createAuth({
+      secret: SECRET,
+      database: 'sqlite::memory:',
+      revocations: down,
+      production: false,
+    })
     try {
-      const user = await createUser(broken, { email: 'r@example.com', name: 'R', password: 'long enough pass' })
+      const user = await createUser(broken, {
+        email: 'r@example.com',
+        name: 'R',
+        password: 'long enough pass',
+      })
       const token = await broken.tokenService().issue(user.id, {}, { ttl: 200 })
       const refresh = post('/auth/refresh', { token })
       await refresh.loadBody()
@@ -326,15 +335,30 @@ describe('revocation store failures on the endpoints', () => {
 
   it('answers 503 on logout when the memory list is full of live tokens, and keeps them revoked', async () => {
     const full = new MemoryRevocationList({ maxEntries: 1 })
-    const tight = createAuth({ secret: SECRET, database: 'sqlite::memory:', revocations: full, production: false })
+    const tight = createAuth({
+      secret: SECRET,
+      database: 'sqlite::memory:',
+      revocations: full,
+      production: false,
+    })
     try {
-      const user = await createUser(tight, { email: 'f@example.com', name: 'F', password: 'long enough pass' })
+      const user = await createUser(tight, {
+        email: 'f@example.com',
+        name: 'F',
+        password: 'long enough pass',
+      })
       const first = await tight.tokenService().issue(user.id, {}, { ttl: 3600 })
       const second = await tight.tokenService().issue(user.id, {}, { ttl: 600 })
       const guard = build(authMiddleware({ tokens: tight.tokenService(), revocations: full }))
-      expect((await run([guard], withAuthorization(bearer(first)), tight.handlers.logout)).status).toBe(204)
-      expect((await run([guard], withAuthorization(bearer(second)), tight.handlers.logout)).status).toBe(503)
-      expect((await run([guard], withAuthorization(bearer(first)))).body.error).toBe('Token revoked')
+      expect(
+        (await run([guard], withAuthorization(bearer(first)), tight.handlers.logout)).status,
+      ).toBe(204)
+      expect(
+        (await run([guard], withAuthorization(bearer(second)), tight.handlers.logout)).status,
+      ).toBe(503)
+      expect((await run([guard], withAuthorization(bearer(first)))).body.error).toBe(
+        'Token revoked',
+      )
     } finally {
       await tight.close()
     }

@@ -6,7 +6,16 @@ import { describe, expect, it } from 'vitest'
 import { forbiddenFiles, walkImports } from '../support/imports.js'
 
 // The runtime's field libraries (reached through the request and response types) and auth's own.
-const RUNTIME_PACKAGES = ['jose', 'negotiator', 'proxy-addr', 'busboy', 'ioredis', 'pg', 'better-sqlite3', 'pino']
+const RUNTIME_PACKAGES = [
+  'jose',
+  'negotiator',
+  'proxy-addr',
+  'busboy',
+  'ioredis',
+  'pg',
+  'better-sqlite3',
+  'pino',
+]
 const ALLOWED_PACKAGES = [...RUNTIME_PACKAGES, '@node-rs/argon2', '@node-rs/bcrypt']
 
 describe('auth import boundary', () => {

@@ -447,7 +447,10 @@ describe('POST /oauth/token', () => {
     })
     expect(reply.status).toBe(400)
     expect(reply.headers['content-type']).toBe('application/json; charset=utf-8')
-    expect(reply.body).toMatchObject({ error: 'invalid_grant', error_description: expect.any(String) })
+    expect(reply.body).toMatchObject({
+      error: 'invalid_grant',
+      error_description: expect.any(String),
+    })
   })
 
   it('answers 400 invalid_grant for a password grant without a password', async () => {

@@ -22,7 +22,9 @@ describe('benchmark scripts', () => {
   const files = scripts(BENCH)
 
   it('are found', () => {
-    expect(files.map((f) => relative(BENCH, f))).toEqual(expect.arrayContaining(['run.mjs', 'http/instructions.mjs']))
+    expect(files.map((f) => relative(BENCH, f))).toEqual(
+      expect.arrayContaining(['run.mjs', 'http/instructions.mjs']),
+    )
   })
 
   it.each(files.map((f) => relative(BENCH, f)))('%s parses', (file) => {

@@ -190,8 +190,14 @@ describe('fw route:cache build on invalid routes', () => {
     ['a file where the cache folder should be', 'taken', 'EEXIST'],
     ['a file where a parent folder of the cache should be', 'taken/cache', 'ENOTDIR'],
   ])('reports %s as a user error, not as a bug in fw', async (_what, cache, code) => {
-    const dir = makeProject({ 'routes.ts': `export default (r) => {\n  r.get('/', () => 'home')\n}\n`, taken: 'mine' })
-    const result = await runFw(['route:cache', 'build', '--routes', 'routes.ts', '--cache', cache], { cwd: dir })
+    const dir = makeProject({
+      'routes.ts': `export default (r) => {\n  r.get('/', () => 'home')\n}\n`,
+      taken: 'mine',
+    })
+    const result = await runFw(
+      ['route:cache', 'build', '--routes', 'routes.ts', '--cache', cache],
+      { cwd: dir },
+    )
     const error = expectOneErrorLine(result, cache, 'FW_CACHE_WRITE')
     expect(error).toContain(`a file is in the way of the folder (${code})`)
     expect(result.stderr).not.toMatch(/bug in fw/)

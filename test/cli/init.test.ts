@@ -5,7 +5,17 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { assertBuilt, cleanupProjects, FW_BIN, lines, list, makeProject, runFw, runNode, type RunResult } from '../support/project.js'
+import {
+  assertBuilt,
+  cleanupProjects,
+  FW_BIN,
+  lines,
+  list,
+  makeProject,
+  runFw,
+  runNode,
+  type RunResult,
+} from '../support/project.js'
 
 beforeAll(assertBuilt)
 afterAll(cleanupProjects)
@@ -37,27 +47,36 @@ describe('fw init where the folder cannot be made or written', () => {
   it('reports a file given as the folder by name, and leaves it alone', async () => {
     const dir = makeProject({ afile: 'mine' })
     const error = expectInitError(await runFw(['init', 'afile'], { cwd: dir }))
-    expect(error).toBe('error Cannot create the app in afile: it is a file, not a folder [FW_INIT_WRITE]')
+    expect(error).toBe(
+      'error Cannot create the app in afile: it is a file, not a folder [FW_INIT_WRITE]',
+    )
     expect(readFileSync(join(dir, 'afile'), 'utf8')).toBe('mine')
   })
 
   it('reports a file among the parent folders (ENOTDIR), naming that file', async () => {
     const dir = makeProject({ afile: 'mine' })
     const error = expectInitError(await runFw(['init', 'afile/sub'], { cwd: dir }))
-    expect(error).toBe('error Cannot create the app in afile/sub: afile is a file, not a folder (ENOTDIR) [FW_INIT_WRITE]')
+    expect(error).toBe(
+      'error Cannot create the app in afile/sub: afile is a file, not a folder (ENOTDIR) [FW_INIT_WRITE]',
+    )
     expect(list(dir)).toEqual(['afile'])
   })
 
   it.each([
     ['EACCES', 'permission denied', /permissions/],
     ['EROFS', 'the file system is read-only', /writable disk/],
-  ])('reports %s from the file system as a user error naming the folder', async (code, says, hint) => {
-    const dir = makeProject({ 'fail.mjs': FAILING_MKDIR(code) })
-    const result = await runNode(['--import', './fail.mjs', FW_BIN, 'init', 'my-app'], { cwd: dir })
-    const error = expectInitError(result)
-    expect(error).toBe(`error Cannot create the app in my-app: ${says} (${code}) [FW_INIT_WRITE]`)
-    expect(lines(result.stderr)[1]).toMatch(hint)
-  })
+  ])(
+    'reports %s from the file system as a user error naming the folder',
+    async (code, says, hint) => {
+      const dir = makeProject({ 'fail.mjs': FAILING_MKDIR(code) })
+      const result = await runNode(['--import', './fail.mjs', FW_BIN, 'init', 'my-app'], {
+        cwd: dir,
+      })
+      const error = expectInitError(result)
+      expect(error).toBe(`error Cannot create the app in my-app: ${says} (${code}) [FW_INIT_WRITE]`)
+      expect(lines(result.stderr)[1]).toMatch(hint)
+    },
+  )
 })
 
 describe('fw init, next steps', () => {
@@ -66,16 +85,22 @@ describe('fw init, next steps', () => {
     const result = await runFw(['init', 'my app'], { cwd: dir })
     expect(result.code, result.stderr).toBe(0)
     expect(existsSync(join(dir, 'my app', 'routes.ts'))).toBe(true)
-    expect(lines(result.stdout)).toContain("next: cd 'my app' && npm install && npx fw serve --watch")
+    expect(lines(result.stdout)).toContain(
+      "next: cd 'my app' && npm install && npx fw serve --watch",
+    )
   })
 
   it("quotes shell symbols, a ' included, and leaves a plain path as it is", async () => {
     const dir = makeProject()
     const quoted = await runFw(['init', "it's$x"], { cwd: dir })
     expect(quoted.code, quoted.stderr).toBe(0)
-    expect(lines(quoted.stdout)).toContain("next: cd 'it'\\''s$x' && npm install && npx fw serve --watch")
+    expect(lines(quoted.stdout)).toContain(
+      "next: cd 'it'\\''s$x' && npm install && npx fw serve --watch",
+    )
     const plain = await runFw(['init', 'apps/my-app'], { cwd: dir })
     expect(plain.code, plain.stderr).toBe(0)
-    expect(lines(plain.stdout)).toContain('next: cd apps/my-app && npm install && npx fw serve --watch')
+    expect(lines(plain.stdout)).toContain(
+      'next: cd apps/my-app && npm install && npx fw serve --watch',
+    )
   })
 })

@@ -171,7 +171,9 @@ describe('fw route:cache build on a TypeScript routes file with a local import',
     )
     expect(code).toBe(0)
     expect(stdout).toMatch(/built 5 routes, 5 shards/)
-    expect(JSON.parse(readFileSync(manifestFile, 'utf8')).formatVersion).toBe(manifest.formatVersion)
+    expect(JSON.parse(readFileSync(manifestFile, 'utf8')).formatVersion).toBe(
+      manifest.formatVersion,
+    )
   })
 })
 
@@ -290,7 +292,9 @@ describe('fw route:cache clear', () => {
     })
     expect(code).toBe(1)
     expect(stdout).toBe('')
-    expect(lines(stderr)[0]).toMatch(/^error ".*manifest\.json" is not a manifest fw wrote \[FW_CACHE_UNSAFE_DIR\]$/)
+    expect(lines(stderr)[0]).toMatch(
+      /^error ".*manifest\.json" is not a manifest fw wrote \[FW_CACHE_UNSAFE_DIR\]$/,
+    )
     expect(lines(stderr)[1]).toMatch(/^ {2}hint: .*nothing was removed/)
     expect(list(join(dir, 'site'))).toEqual(['manifest.json', 'router.mjs'])
   })
@@ -312,32 +316,38 @@ describe('fw route:cache clear', () => {
     expect(readFileSync(join(dir, 'cache', 'generation-old', 'notes.txt'), 'utf8')).toBe('mine')
   })
 
-  it.each(['../.', '../sub/..', 'ABSOLUTE_PARENT'])('refuses --cache %j, a folder that holds the working directory', async (given) => {
-    const dir = makeProject({ 'manifest.json': '{}', 'sub/keep.txt': 'mine' })
-    const target = given === 'ABSOLUTE_PARENT' ? dir : given
-    const { code, stderr } = await runFw(['route:cache', 'clear', '--cache', target], {
-      cwd: join(dir, 'sub'),
-    })
-    expect(code).toBe(1)
-    expect(lines(stderr)[0]).toBe(
-      `error Refusing to use "${target}" as the route cache directory [FW_CACHE_UNSAFE_DIR]`,
-    )
-    expect(list(dir)).toEqual(['manifest.json', 'sub'])
-  })
+  it.each(['../.', '../sub/..', 'ABSOLUTE_PARENT'])(
+    'refuses --cache %j, a folder that holds the working directory',
+    async (given) => {
+      const dir = makeProject({ 'manifest.json': '{}', 'sub/keep.txt': 'mine' })
+      const target = given === 'ABSOLUTE_PARENT' ? dir : given
+      const { code, stderr } = await runFw(['route:cache', 'clear', '--cache', target], {
+        cwd: join(dir, 'sub'),
+      })
+      expect(code).toBe(1)
+      expect(lines(stderr)[0]).toBe(
+        `error Refusing to use "${target}" as the route cache directory [FW_CACHE_UNSAFE_DIR]`,
+      )
+      expect(list(dir)).toEqual(['manifest.json', 'sub'])
+    },
+  )
 
-  it.each(['/', '.', '..', '', '/proc/fw-cache'])('refuses --cache %j with exit 1', async (target) => {
-    const dir = makeProject({ 'keep.txt': 'mine' })
-    const { code, stdout, stderr } = await runFw(['route:cache', 'clear', '--cache', target], {
-      cwd: dir,
-    })
-    expect(code).toBe(1)
-    expect(stdout).toBe('')
-    expect(lines(stderr)[0]).toBe(
-      `error Refusing to use "${target}" as the route cache directory [FW_CACHE_UNSAFE_DIR]`,
-    )
-    expect(lines(stderr)[1]).toMatch(/^ {2}hint: /)
-    expect(list(dir)).toEqual(['keep.txt'])
-  })
+  it.each(['/', '.', '..', '', '/proc/fw-cache'])(
+    'refuses --cache %j with exit 1',
+    async (target) => {
+      const dir = makeProject({ 'keep.txt': 'mine' })
+      const { code, stdout, stderr } = await runFw(['route:cache', 'clear', '--cache', target], {
+        cwd: dir,
+      })
+      expect(code).toBe(1)
+      expect(stdout).toBe('')
+      expect(lines(stderr)[0]).toBe(
+        `error Refusing to use "${target}" as the route cache directory [FW_CACHE_UNSAFE_DIR]`,
+      )
+      expect(lines(stderr)[1]).toMatch(/^ {2}hint: /)
+      expect(list(dir)).toEqual(['keep.txt'])
+    },
+  )
 })
 
 describe('fw route:cache build safety', () => {

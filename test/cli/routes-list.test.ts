@@ -121,7 +121,9 @@ describe('fw routes:list', () => {
   })
 
   it('counts one route as "1 route"', async () => {
-    const one = makeProject({ 'routes.mjs': `export default (r) => {\n  r.get('/', () => 'home', 'home')\n}\n` })
+    const one = makeProject({
+      'routes.mjs': `export default (r) => {\n  r.get('/', () => 'home', 'home')\n}\n`,
+    })
     const { code, stdout } = await runFw(['routes:list', '--routes', 'routes.mjs'], { cwd: one })
     expect(code).toBe(0)
     expect(parseTable(stdout).footer).toBe('1 route')

@@ -18,7 +18,10 @@ export default (r: any) => {
 `
 
 /** Collects the child's output; `waitFor` resolves once `pattern` appears one more time than now. */
-function outputOf(child: ChildProcess): { text: () => string; waitFor: (pattern: RegExp) => Promise<void> } {
+function outputOf(child: ChildProcess): {
+  text: () => string
+  waitFor: (pattern: RegExp) => Promise<void>
+} {
   let text = ''
   const waiters: (() => void)[] = []
   const onData = (chunk: Buffer): void => {
@@ -32,7 +35,10 @@ function outputOf(child: ChildProcess): { text: () => string; waitFor: (pattern:
     waitFor: (pattern) =>
       new Promise((done, fail) => {
         const count = (text.match(new RegExp(pattern, 'g')) ?? []).length + 1
-        const timer = setTimeout(() => fail(new Error(`timed out waiting for ${pattern}; output:\n${text}`)), 20_000)
+        const timer = setTimeout(
+          () => fail(new Error(`timed out waiting for ${pattern}; output:\n${text}`)),
+          20_000,
+        )
         const check = (): void => {
           if ((text.match(new RegExp(pattern, 'g')) ?? []).length >= count) {
             clearTimeout(timer)
@@ -53,7 +59,10 @@ describe('fw route:cache build --watch', () => {
 
   beforeAll(async () => {
     assertBuilt()
-    dir = makeProject({ 'routes.ts': routes(''), 'names.ts': "export const names = { home: 'home' }\n" })
+    dir = makeProject({
+      'routes.ts': routes(''),
+      'names.ts': "export const names = { home: 'home' }\n",
+    })
     child = spawn(process.execPath, [FW_BIN, 'route:cache', 'build', '--watch'], {
       cwd: dir,
       env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },

@@ -310,13 +310,16 @@ describe('middleware aliases', () => {
     expect(error.message).toMatch(/one or two positive integers/)
   })
 
-  it.each(['negotiate:en,', 'negotiate:<b>', 'negotiate:en_US'])('rejects the malformed locale list %j', (alias) => {
-    const error = rejection(
-      (r) => r.get('/a', handler, { middleware: [alias] }),
-      'FW_MIDDLEWARE_INVALID',
-    )
-    expect(error.message).toMatch(/language tags/)
-  })
+  it.each(['negotiate:en,', 'negotiate:<b>', 'negotiate:en_US'])(
+    'rejects the malformed locale list %j',
+    (alias) => {
+      const error = rejection(
+        (r) => r.get('/a', handler, { middleware: [alias] }),
+        'FW_MIDDLEWARE_INVALID',
+      )
+      expect(error.message).toMatch(/language tags/)
+    },
+  )
 
   it.each(['auth:x', 'verifySignedUrl:1'])('rejects parameters on %j', (alias) => {
     const error = rejection(

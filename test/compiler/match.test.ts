@@ -151,7 +151,10 @@ describe('long static paths among paths of their length', () => {
     expect(hit(m.match('GET', '/search/repositories'))).toEqual({ name: 'repos', params: {} })
     expect(hit(m.match('GET', '/search/repositoriez'))).toEqual({ name: 'reposz', params: {} })
     expect(hit(m.match('GET', '/search/issues/items'))).toEqual({ name: 'items', params: {} })
-    expect(hit(m.match('GET', '/users/julienschmidt'))).toEqual({ name: 'user', params: { name: 'julienschmidt' } })
+    expect(hit(m.match('GET', '/users/julienschmidt'))).toEqual({
+      name: 'user',
+      params: { name: 'julienschmidt' },
+    })
     expect(m.match('GET', '/search/repositoriex')).toEqual({ status: 404 })
     expect(m.match('GET', '/xearch/repositories')).toEqual({ status: 404 })
     // A fresh (sliced) string, as a server's parser gives, is the same path.
@@ -307,7 +310,8 @@ describe('encoding', () => {
   })
 
   it('decodes each of several parameters, wherever the escapes are', () => {
-    const pair = (path: string, params: object) => expect(hit(m.match('GET', path))).toEqual({ name: 'pair', params })
+    const pair = (path: string, params: object) =>
+      expect(hit(m.match('GET', path))).toEqual({ name: 'pair', params })
     pair('/pair/x/1/y/z', { a: 'x', id: 1, b: 'y', rest: 'z' })
     pair('/pair/x%20y/1/z/w', { a: 'x y', id: 1, b: 'z', rest: 'w' })
     pair('/pair/x/1/y%2Fz/w', { a: 'x', id: 1, b: 'y/z', rest: 'w' })
@@ -401,7 +405,10 @@ describe('regex parameters', () => {
     const sliced = (path: string): string => `/padding-to-make-a-sliced-string${path}`.slice(32)
     for (const view of [(p: string) => p, sliced]) {
       expect(hit(m.match('GET', view('/alt/ab')))).toEqual({ name: 'alt', params: { p: 'ab' } })
-      expect(hit(m.match('GET', view('/code/ABC/x')))).toEqual({ name: 'code', params: { c: 'ABC' } })
+      expect(hit(m.match('GET', view('/code/ABC/x')))).toEqual({
+        name: 'code',
+        params: { c: 'ABC' },
+      })
       expect(m.match('GET', view('/code/ABCD/x'))).toEqual({ status: 404 })
       expect(m.match('GET', view('/alt/abc'))).toEqual({ status: 404 })
     }

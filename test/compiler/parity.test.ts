@@ -15,7 +15,21 @@ const SCALE = Number(process.env.FW_PARITY_SCALE ?? '1')
 const TABLES = 120 * SCALE
 const LOOKUPS_PER_TABLE = 900
 const METHODS = ['GET', 'GET', 'GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const
-const WORDS = ['a', 'b', 'users', 'posts', 'api', 'v1', 'x', 'files', 'A', 'caf%C3%A9', '1', 'abc', '%41b']
+const WORDS = [
+  'a',
+  'b',
+  'users',
+  'posts',
+  'api',
+  'v1',
+  'x',
+  'files',
+  'A',
+  'caf%C3%A9',
+  '1',
+  'abc',
+  '%41b',
+]
 
 /** mulberry32: a small seeded PRNG so that a failure can be replayed from its seed. */
 function prng(seed: number): () => number {
@@ -42,7 +56,17 @@ class Gen {
   }
 }
 
-const PARAM_FORMS = ['{p}', '{p:int}', '{p:uuid}', '{p:hex}', '{p:slug}', '{p:[A-Z]{3}}', '{p:[a-z]+\\.txt}', '{p:[^x]+}', '{p:a|ab}']
+const PARAM_FORMS = [
+  '{p}',
+  '{p:int}',
+  '{p:uuid}',
+  '{p:hex}',
+  '{p:slug}',
+  '{p:[A-Z]{3}}',
+  '{p:[a-z]+\\.txt}',
+  '{p:[^x]+}',
+  '{p:a|ab}',
+]
 
 function randomPattern(g: Gen, catchAll: boolean, staticFirst = false): string {
   const depth = 1 + g.int(4)
@@ -75,7 +99,11 @@ function randomTable(g: Gen): RouteRecord[] {
   const apiLike = g.chance(1 / 3)
   for (let i = 0; i < count; i++) {
     const host = !apiLike && g.chance(0.1) ? g.pick(['{t}.ex.com', 'api.ex.com']) : null
-    tryAdd({ method: g.pick(METHODS), path: g.chance(0.05) ? '/' : randomPattern(g, false, apiLike), host })
+    tryAdd({
+      method: g.pick(METHODS),
+      path: g.chance(0.05) ? '/' : randomPattern(g, false, apiLike),
+      host,
+    })
   }
   for (let i = 0, n = g.int(4); i < n; i++) {
     const path = !apiLike && g.chance(0.3) ? '/{rest:.*}' : randomPattern(g, true, apiLike)
@@ -84,7 +112,10 @@ function randomTable(g: Gen): RouteRecord[] {
   return collectRoutes((r) => register(r, accepted)).routes
 }
 
-function register(r: Registrar, routes: { method: string; path: string; host: string | null }[]): void {
+function register(
+  r: Registrar,
+  routes: { method: string; path: string; host: string | null }[],
+): void {
   for (const route of routes) {
     const verb = route.method.toLowerCase() as 'get'
     if (route.host) r.group({ domain: route.host }, (r) => r[verb](route.path, noop))
@@ -95,7 +126,11 @@ function register(r: Registrar, routes: { method: string; path: string; host: st
 const VALUES: Record<string, string[]> = {
   '{p}': ['a', 'users', '42', 'x%2Fy', '%E0%A4%A', 'caf%C3%A9', 'ABC', 'a-b', '%', 'x.txt'],
   '{p:int}': ['0', '7', '0042', '123456789012345', '1234567890123456', '-1', '1e3'],
-  '{p:uuid}': ['123e4567-e89b-12d3-a456-426614174000', '123E4567-E89B-12D3-A456-426614174000', '123e4567-e89b-12d3-a456-42661417400'],
+  '{p:uuid}': [
+    '123e4567-e89b-12d3-a456-426614174000',
+    '123E4567-E89B-12D3-A456-426614174000',
+    '123e4567-e89b-12d3-a456-42661417400',
+  ],
   '{p:hex}': ['ff', 'DEADbeef', '0', 'fg', '\u0010'],
   '{p:slug}': ['hello-world', 'a', 'a--b', '-a', 'Hello', 'a1-b2'],
   '{p:[A-Z]{3}}': ['ABC', 'AB', 'ABCD', 'abc'],
@@ -109,7 +144,8 @@ function instantiate(g: Gen, pattern: string): string {
   const out = pattern.split('/').flatMap((segment) => {
     if (!segment.startsWith('{')) return [segment]
     if (segment.includes('?}')) return g.chance(0.5) ? [] : [g.pick(VALUES['{p}']!)]
-    if (segment.startsWith('{rest:')) return g.chance(0.3) ? [] : [g.pick(['', 'a', 'a/b', 'x%20y/z', '%ZZ'])]
+    if (segment.startsWith('{rest:'))
+      return g.chance(0.3) ? [] : [g.pick(['', 'a', 'a/b', 'x%20y/z', '%ZZ'])]
     const form = segment.replace(/^\{p\d+/, '{p')
     return [g.pick(VALUES[form] ?? VALUES['{p}']!)]
   })
@@ -156,8 +192,16 @@ function lookups(g: Gen, records: RouteRecord[]): { method: string; path: string
     const base = g.pick(records)
     let path = instantiate(g, base.path)
     if (g.chance(0.35)) path = mutate(g, path)
-    if (g.chance(0.1)) path = '/' + Array.from({ length: 1 + g.int(4) }, () => g.pick(WORDS)).join('/')
-    const host = g.pick(['', 'localhost:3000', 'acme.ex.com', 'API.ex.com.', 'api.ex.com:8080', 'a.b.ex.com'])
+    if (g.chance(0.1))
+      path = '/' + Array.from({ length: 1 + g.int(4) }, () => g.pick(WORDS)).join('/')
+    const host = g.pick([
+      '',
+      'localhost:3000',
+      'acme.ex.com',
+      'API.ex.com.',
+      'api.ex.com:8080',
+      'a.b.ex.com',
+    ])
     const method = g.chance(0.85) ? base.method : g.pick([...METHODS, 'FOO'])
     list.push({ method, path, host })
   }
@@ -174,14 +218,22 @@ describe('compiled matcher vs reference matcher', () => {
       const g = new Gen(prng(seed))
       const records = randomTable(g)
       const reference = new ReferenceMatcher(records)
-      const compiled = await compileRoutes((r) => register(r, records.map((x) => ({ method: x.method, path: x.path, host: x.host }))))
+      const compiled = await compileRoutes((r) =>
+        register(
+          r,
+          records.map((x) => ({ method: x.method, path: x.path, host: x.host })),
+        ),
+      )
       for (const { method, path, host } of lookups(g, records)) {
         const expected = reference.match(method, path, host)
         const actual = compiled.match(method, path, host)
-        const got = 'route' in actual ? { route: actual.route.id, params: { ...actual.params } } : actual
+        const got =
+          'route' in actual ? { route: actual.route.id, params: { ...actual.params } } : actual
         if (JSON.stringify(got) !== JSON.stringify(expected)) {
           const table = records.map((x) => `${x.method} ${x.host ?? ''}${x.path}`).join('\n  ')
-          expect.fail(`seed ${seed}: ${method} ${host} ${path}\n  routes:\n  ${table}\n  expected ${JSON.stringify(expected)}\n  got      ${JSON.stringify(got)}`)
+          expect.fail(
+            `seed ${seed}: ${method} ${host} ${path}\n  routes:\n  ${table}\n  expected ${JSON.stringify(expected)}\n  got      ${JSON.stringify(got)}`,
+          )
         }
         compared++
         outcomes['route' in expected ? 'hit' : String(expected.status)]!++

@@ -23,7 +23,29 @@ function random(seed: number): () => number {
   }
 }
 
-const ALPHABET = ['a', 'b', 'x', 'z', 'A', 'B', 'Z', '0', '5', '9', '_', '-', '.', 't', 'e', '%', '/', ' ', '\n', 'é', '€']
+const ALPHABET = [
+  'a',
+  'b',
+  'x',
+  'z',
+  'A',
+  'B',
+  'Z',
+  '0',
+  '5',
+  '9',
+  '_',
+  '-',
+  '.',
+  't',
+  'e',
+  '%',
+  '/',
+  ' ',
+  '\n',
+  'é',
+  '€',
+]
 
 function samples(seed: number, count: number): string[] {
   const next = random(seed)

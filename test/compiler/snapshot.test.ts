@@ -36,21 +36,33 @@ describe('generated code of the tiny fixture', async () => {
   })
 
   // __helpers.mjs is a verbatim template; routes.mjs is the user's file bundled by esbuild.
-  it.each(files.filter((f) => f !== '__helpers.mjs' && f !== 'routes.mjs'))('%s matches its snapshot', async (file) => {
-    await expect(readFileSync(join(generation, file), 'utf8')).toMatchFileSnapshot(join(FIXTURE, 'expected', file))
-  })
+  it.each(files.filter((f) => f !== '__helpers.mjs' && f !== 'routes.mjs'))(
+    '%s matches its snapshot',
+    async (file) => {
+      await expect(readFileSync(join(generation, file), 'utf8')).toMatchFileSnapshot(
+        join(FIXTURE, 'expected', file),
+      )
+    },
+  )
 
   it('emits router.d.mts matching its snapshot', async () => {
-    await expect(readFileSync(join(cache, 'router.d.mts'), 'utf8')).toMatchFileSnapshot(join(FIXTURE, 'expected', 'router.d.mts'))
+    await expect(readFileSync(join(cache, 'router.d.mts'), 'utf8')).toMatchFileSnapshot(
+      join(FIXTURE, 'expected', 'router.d.mts'),
+    )
   })
 
   it('emits modules that all import and a router that answers', async () => {
     for (const file of files) await import(pathToFileURL(join(generation, file)).href)
     const router = await import(pathToFileURL(join(cache, 'router.mjs')).href)
     expect(router.GENERATION).toBe(manifest.generation)
-    expect(router.match('GET', '/users/7/posts/hello-world').params).toEqual({ id: 7, slug: 'hello-world' })
+    expect(router.match('GET', '/users/7/posts/hello-world').params).toEqual({
+      id: 7,
+      slug: 'hello-world',
+    })
     expect(router.match('GET', '/whoami', 'acme.example.com').params).toEqual({ account: 'acme' })
     expect(router.match('GET', '/whoami').route.name).toBe('page')
-    expect(router.urlFor('tenant.whoami', { account: 'acme' }, {}, true)).toBe('http://acme.example.com/whoami')
+    expect(router.urlFor('tenant.whoami', { account: 'acme' }, {}, true)).toBe(
+      'http://acme.example.com/whoami',
+    )
   })
 })

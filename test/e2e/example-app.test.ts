@@ -17,30 +17,52 @@ interface Answer {
 
 let app: ServedApp
 
-function send(method: string, path: string, options: { headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<Answer> {
+function send(
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: app.port, method, path, headers: options.headers }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString()
-        resolve({ status: res.statusCode!, headers: res.headers, text, json: () => JSON.parse(text) })
-      })
-    })
+    const req = httpRequest(
+      { host: '127.0.0.1', port: app.port, method, path, headers: options.headers },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString()
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            text,
+            json: () => JSON.parse(text),
+          })
+        })
+      },
+    )
     req.on('error', reject)
     req.end(options.body)
   })
 }
 
-const get = (path: string, headers: Record<string, string> = {}): Promise<Answer> => send('GET', path, { headers })
-const postJson = (path: string, data: unknown, headers: Record<string, string> = {}): Promise<Answer> =>
-  send('POST', path, { headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(data) })
+const get = (path: string, headers: Record<string, string> = {}): Promise<Answer> =>
+  send('GET', path, { headers })
+const postJson = (
+  path: string,
+  data: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> =>
+  send('POST', path, {
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(data),
+  })
 
 beforeAll(async () => {
   assertBuilt()
   const dir = makeProject()
   // APP_URL unset: absolute URLs use the address fw serve listens on.
-  app = await serveApp(['--routes', 'routes.example.ts', '--cache', join(dir, 'cache')], { env: { APP_URL: '' } })
+  app = await serveApp(['--routes', 'routes.example.ts', '--cache', join(dir, 'cache')], {
+    env: { APP_URL: '' },
+  })
 })
 
 afterAll(async () => {
@@ -57,7 +79,9 @@ describe('the example app: routing', () => {
   it('echoes every parameter form, with int as a number and an absent optional as null', async () => {
     expect((await get('/demo/int/5')).json()).toEqual({ id: 5 })
     expect((await get('/demo/slug/hello-world')).json()).toEqual({ slug: 'hello-world' })
-    expect((await get('/demo/uuid/123e4567-e89b-12d3-a456-426614174000')).json()).toEqual({ id: '123e4567-e89b-12d3-a456-426614174000' })
+    expect((await get('/demo/uuid/123e4567-e89b-12d3-a456-426614174000')).json()).toEqual({
+      id: '123e4567-e89b-12d3-a456-426614174000',
+    })
     expect((await get('/demo/hex/BEEF')).json()).toEqual({ value: 'BEEF' })
     expect((await get('/demo/code/ABC')).json()).toEqual({ code: 'ABC' })
     expect((await get('/demo/optional')).json()).toEqual({ name: null })
@@ -114,7 +138,13 @@ describe('the example app: routing', () => {
 describe('the example app: bodies', () => {
   it('echoes a JSON body (input) and the query apart', async () => {
     const answer = await postJson('/demo/echo?page=2', { user: { name: 'Ada' } })
-    expect(answer.json()).toEqual({ method: 'POST', type: 'application/json', input: { user: { name: 'Ada' } }, query: { page: '2' }, files: [] })
+    expect(answer.json()).toEqual({
+      method: 'POST',
+      type: 'application/json',
+      input: { user: { name: 'Ada' } },
+      query: { page: '2' },
+      files: [],
+    })
   })
 
   it('echoes a urlencoded body with nested keys, for PUT too', async () => {
@@ -122,7 +152,10 @@ describe('the example app: bodies', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: 'user[name]=Ada&tags[]=a&tags[]=b',
     })
-    expect(answer.json()).toMatchObject({ method: 'PUT', input: { user: { name: 'Ada' }, tags: ['a', 'b'] } })
+    expect(answer.json()).toMatchObject({
+      method: 'PUT',
+      input: { user: { name: 'Ada' }, tags: ['a', 'b'] },
+    })
   })
 
   it('echoes multipart fields and uploaded files', async () => {
@@ -132,19 +165,32 @@ describe('the example app: bodies', () => {
       `--${boundary}\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nabcdef\r\n`,
       `--${boundary}--\r\n`,
     ].join('')
-    const answer = await send('POST', '/demo/echo', { headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body })
+    const answer = await send('POST', '/demo/echo', {
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    })
     expect(answer.status).toBe(200)
-    expect(answer.json()).toMatchObject({ input: { title: 'hello' }, files: [{ field: 'doc', name: 'a.txt', size: 6, type: 'text/plain' }] })
+    expect(answer.json()).toMatchObject({
+      input: { title: 'hello' },
+      files: [{ field: 'doc', name: 'a.txt', size: 6, type: 'text/plain' }],
+    })
   })
 
   it('answers an unsupported body type with 415 {error}', async () => {
-    const answer = await send('PATCH', '/demo/echo', { headers: { 'content-type': 'text/csv' }, body: 'a,b' })
+    const answer = await send('PATCH', '/demo/echo', {
+      headers: { 'content-type': 'text/csv' },
+      body: 'a,b',
+    })
     expect(answer.status).toBe(415)
     expect(answer.json().error).toMatch(/Unsupported media type/)
   })
 
   it('answers a request without a body', async () => {
-    expect((await send('DELETE', '/demo/echo')).json()).toMatchObject({ method: 'DELETE', type: null, input: {} })
+    expect((await send('DELETE', '/demo/echo')).json()).toMatchObject({
+      method: 'DELETE',
+      type: null,
+      input: {},
+    })
   })
 
   it('honours X-Http-Method-Override on POST', async () => {
@@ -153,9 +199,23 @@ describe('the example app: bodies', () => {
   })
 
   it('answers malformed JSON with 400 and a body over 1 MiB with 413', async () => {
-    expect((await send('POST', '/demo/echo', { headers: { 'content-type': 'application/json' }, body: '{"a":' })).status).toBe(400)
+    expect(
+      (
+        await send('POST', '/demo/echo', {
+          headers: { 'content-type': 'application/json' },
+          body: '{"a":',
+        })
+      ).status,
+    ).toBe(400)
     const big = JSON.stringify({ a: 'x'.repeat(1024 * 1024) })
-    expect((await send('POST', '/demo/echo', { headers: { 'content-type': 'application/json' }, body: big })).status).toBe(413)
+    expect(
+      (
+        await send('POST', '/demo/echo', {
+          headers: { 'content-type': 'application/json' },
+          body: big,
+        })
+      ).status,
+    ).toBe(413)
   })
 })
 
@@ -176,7 +236,10 @@ describe('the example app: responses and URLs', () => {
 
   it('generates relative and absolute URLs with a query', async () => {
     // Without APP_URL, fw serve makes absolute URLs on the address it listens on.
-    expect((await get('/demo/url/3')).json()).toEqual({ relative: '/demo/url/3?tab=posts', absolute: `${app.url}/demo/url/3?tab=posts` })
+    expect((await get('/demo/url/3')).json()).toEqual({
+      relative: '/demo/url/3?tab=posts',
+      absolute: `${app.url}/demo/url/3?tab=posts`,
+    })
   })
 
   it('signs a URL that verifies, and rejects a tampered or unsigned one', async () => {
@@ -209,7 +272,11 @@ describe('the example app: errors and attributes', () => {
   it('negotiates problem+json and text/plain error bodies', async () => {
     const problem = await get('/demo/error/409', { accept: 'application/problem+json' })
     expect(problem.headers['content-type']).toBe('application/problem+json')
-    expect(problem.json()).toMatchObject({ title: 'Conflict', status: 409, instance: '/demo/error/409' })
+    expect(problem.json()).toMatchObject({
+      title: 'Conflict',
+      status: 409,
+      instance: '/demo/error/409',
+    })
     const text = await get('/demo/error/409', { accept: 'text/plain' })
     expect(text.text).toBe('Conflict\n')
   })
@@ -222,19 +289,34 @@ describe('the example app: errors and attributes', () => {
   })
 
   it('negotiates type, charset and locale', async () => {
-    const answer = await get('/demo/negotiate', { accept: 'text/html, application/json;q=0.5', 'accept-charset': 'iso-8859-1', 'accept-language': 'fr, en;q=0.5' })
+    const answer = await get('/demo/negotiate', {
+      accept: 'text/html, application/json;q=0.5',
+      'accept-charset': 'iso-8859-1',
+      'accept-language': 'fr, en;q=0.5',
+    })
     expect(answer.json()).toEqual({ type: 'text/html', charset: 'iso-8859-1', locale: 'fr' })
   })
 
   it('sets client_ip, request_id, trace id and route name', async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736'
-    const answer = await get('/demo/attributes', { 'x-request-id': 'req-123', traceparent: `00-${traceId}-00f067aa0ba902b7-01` })
-    expect(answer.json()).toEqual({ client_ip: '127.0.0.1', request_id: 'req-123', trace_id: traceId, route: 'demo.attributes' })
+    const answer = await get('/demo/attributes', {
+      'x-request-id': 'req-123',
+      traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
+    })
+    expect(answer.json()).toEqual({
+      client_ip: '127.0.0.1',
+      request_id: 'req-123',
+      trace_id: traceId,
+      route: 'demo.attributes',
+    })
     expect(answer.headers['x-request-id']).toBe('req-123')
   })
 
   it('replaces a malformed X-Request-Id and honours X-Forwarded-For from loopback (a trusted proxy)', async () => {
-    const answer = await get('/demo/attributes', { 'x-request-id': 'bad id with spaces', 'x-forwarded-for': '203.0.113.9' })
+    const answer = await get('/demo/attributes', {
+      'x-request-id': 'bad id with spaces',
+      'x-forwarded-for': '203.0.113.9',
+    })
     expect(answer.json().request_id).toMatch(/^[0-9a-f-]{36}$/)
     expect(answer.json().client_ip).toBe('203.0.113.9')
   })

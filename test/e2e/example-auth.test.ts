@@ -12,8 +12,16 @@ const SECRET = 'e2e-secret-of-at-least-thirty-two-bytes!'
 let app: ServedApp
 let env: Record<string, string>
 
-const post = (path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> =>
-  fetch(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+const post = (
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> =>
+  fetch(`${app.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  })
 const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` })
 // Each login test uses its own client address (X-Forwarded-For from loopback is trusted), so the
 // login throttle (5 per 300 s per client) only bites where a test wants it to.
@@ -23,9 +31,24 @@ beforeAll(async () => {
   assertBuilt()
   const dir = makeProject()
   env = { JWT_SECRET: SECRET, DATABASE_URL: `sqlite:${join(dir, 'app.db')}` }
-  for (const [email, name, roles] of [['ada@example.com', 'Ada', 'admin'], ['bob@example.com', 'Bob', '']] as const) {
-    const args = ['user:create', '--email', email, '--name', name, '--password-stdin', ...(roles ? ['--roles', roles] : [])]
-    const created = await runFw(args, { cwd: REPO_ROOT, env, input: 'correct horse battery staple\n' })
+  for (const [email, name, roles] of [
+    ['ada@example.com', 'Ada', 'admin'],
+    ['bob@example.com', 'Bob', ''],
+  ] as const) {
+    const args = [
+      'user:create',
+      '--email',
+      email,
+      '--name',
+      name,
+      '--password-stdin',
+      ...(roles ? ['--roles', roles] : []),
+    ]
+    const created = await runFw(args, {
+      cwd: REPO_ROOT,
+      env,
+      input: 'correct horse battery staple\n',
+    })
     expect(created.code, created.stderr).toBe(0)
   }
   app = await serveApp(['--routes', 'routes.example.ts', '--cache', join(dir, 'cache')], { env })
@@ -36,10 +59,20 @@ afterAll(async () => {
   cleanupProjects()
 })
 
-async function login(email: string, ip: string): Promise<{ token: string; user: { id: number; email: string; name: string } }> {
-  const response = await post('/auth/login', { email, password: 'correct horse battery staple' }, from(ip))
+async function login(
+  email: string,
+  ip: string,
+): Promise<{ token: string; user: { id: number; email: string; name: string } }> {
+  const response = await post(
+    '/auth/login',
+    { email, password: 'correct horse battery staple' },
+    from(ip),
+  )
   expect(response.status).toBe(200)
-  return response.json() as Promise<{ token: string; user: { id: number; email: string; name: string } }>
+  return response.json() as Promise<{
+    token: string
+    user: { id: number; email: string; name: string }
+  }>
 }
 
 describe('the example app: authentication', () => {
@@ -55,11 +88,22 @@ describe('the example app: authentication', () => {
   })
 
   it('answers the spec error table: 400 missing fields, 401 bad credentials, 401 no or bad bearer', async () => {
-    expect((await post('/auth/login', { email: 'ada@example.com' }, from('10.0.0.2'))).status).toBe(400)
-    const wrong = await post('/auth/login', { email: 'ada@example.com', password: 'nope' }, from('10.0.0.2'))
-    const unknown = await post('/auth/login', { email: 'who@example.com', password: 'nope' }, from('10.0.0.2'))
+    expect((await post('/auth/login', { email: 'ada@example.com' }, from('10.0.0.2'))).status).toBe(
+      400,
+    )
+    const wrong = await post(
+      '/auth/login',
+      { email: 'ada@example.com', password: 'nope' },
+      from('10.0.0.2'),
+    )
+    const unknown = await post(
+      '/auth/login',
+      { email: 'who@example.com', password: 'nope' },
+      from('10.0.0.2'),
+    )
     expect([wrong.status, unknown.status]).toEqual([401, 401])
-    const message = (r: Response): Promise<string> => r.json().then((body) => (body as { error: string }).error)
+    const message = (r: Response): Promise<string> =>
+      r.json().then((body) => (body as { error: string }).error)
     expect(await message(wrong)).toBe(await message(unknown))
     const none = await fetch(`${app.url}/auth/me`)
     expect(none.status).toBe(401)
@@ -76,14 +120,24 @@ describe('the example app: authentication', () => {
   })
 
   it('rotates refresh tokens under /rt and treats reuse as theft', async () => {
-    const first = await post('/rt/auth/login', { email: 'bob@example.com', password: 'correct horse battery staple' }, from('10.0.0.4'))
-    const issued = (await first.json()) as { access_token: string; refresh_token: string; expires_in: number }
+    const first = await post(
+      '/rt/auth/login',
+      { email: 'bob@example.com', password: 'correct horse battery staple' },
+      from('10.0.0.4'),
+    )
+    const issued = (await first.json()) as {
+      access_token: string
+      refresh_token: string
+      expires_in: number
+    }
     expect(issued.expires_in).toBe(900)
     expect(issued.refresh_token).toMatch(/^[0-9a-f]{64}$/)
     const rotated = await post('/rt/auth/refresh', { refresh_token: issued.refresh_token })
     const next = (await rotated.json()) as { refresh_token: string }
     expect(rotated.status).toBe(200)
-    expect((await post('/rt/auth/refresh', { refresh_token: issued.refresh_token })).status).toBe(401)
+    expect((await post('/rt/auth/refresh', { refresh_token: issued.refresh_token })).status).toBe(
+      401,
+    )
     expect((await post('/rt/auth/refresh', { refresh_token: next.refresh_token })).status).toBe(401)
   })
 
@@ -91,13 +145,23 @@ describe('the example app: authentication', () => {
     const granted = await fetch(`${app.url}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...from('10.0.0.5') },
-      body: JSON.stringify({ grant_type: 'password', username: 'bob@example.com', password: 'correct horse battery staple' }),
+      body: JSON.stringify({
+        grant_type: 'password',
+        username: 'bob@example.com',
+        password: 'correct horse battery staple',
+      }),
     })
     const body = (await granted.json()) as { access_token: string }
     expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'read write' })
     expect(granted.headers.get('cache-control')).toBe('no-store')
-    expect((await fetch(`${app.url}/auth/me`, { headers: bearer(body.access_token) })).status).toBe(200)
-    const unsupported = await post('/oauth/token', { grant_type: 'client_credentials' }, from('10.0.0.5'))
+    expect((await fetch(`${app.url}/auth/me`, { headers: bearer(body.access_token) })).status).toBe(
+      200,
+    )
+    const unsupported = await post(
+      '/oauth/token',
+      { grant_type: 'client_credentials' },
+      from('10.0.0.5'),
+    )
     expect(await unsupported.json()).toMatchObject({ error: 'unsupported_grant_type' })
   })
 
@@ -119,7 +183,11 @@ describe('the example app: throttling', () => {
     const statuses: number[] = []
     let last: Response | undefined
     for (let i = 0; i < 6; i++) {
-      last = await post('/auth/login', { email: 'bob@example.com', password: 'wrong' }, from('10.0.9.9'))
+      last = await post(
+        '/auth/login',
+        { email: 'bob@example.com', password: 'wrong' },
+        from('10.0.9.9'),
+      )
       statuses.push(last.status)
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429])
@@ -129,7 +197,8 @@ describe('the example app: throttling', () => {
 
   it('stacks /api/v1/limited (5 per 60 s) on the /api/v1 group limit (60 per 60 s)', async () => {
     const answers: Response[] = []
-    for (let i = 0; i < 6; i++) answers.push(await fetch(`${app.url}/api/v1/limited`, { headers: from('10.0.8.8') }))
+    for (let i = 0; i < 6; i++)
+      answers.push(await fetch(`${app.url}/api/v1/limited`, { headers: from('10.0.8.8') }))
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 429])
     expect(answers[0]!.headers.get('x-ratelimit-limit')).toBe('5')
     expect(answers[0]!.headers.get('x-ratelimit-remaining')).toBe('4')

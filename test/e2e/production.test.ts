@@ -61,11 +61,14 @@ describe('fw init, fw route:cache build, node server.mjs', () => {
   })
 
   it('scaffolds routes.ts, server.mjs, package.json and .gitignore', () => {
-    for (const file of ['routes.ts', 'server.mjs', 'package.json', '.gitignore']) expect(existsSync(join(dir, file))).toBe(true)
+    for (const file of ['routes.ts', 'server.mjs', 'package.json', '.gitignore'])
+      expect(existsSync(join(dir, file))).toBe(true)
   })
 
-  it('points the app\'s fw dependency at this copy of fw', () => {
-    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
+  it("points the app's fw dependency at this copy of fw", () => {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>
+    }
     expect(manifest.dependencies.fw).toBe(`file:${REPO_ROOT.replace(/\/$/, '')}`)
   })
 
@@ -86,7 +89,11 @@ describe('fw init, fw route:cache build, node server.mjs', () => {
   it('loads no compiler, bundler or CLI library', () => {
     const loaded = readFileSync(join(dir, 'loads.txt'), 'utf8').split('\n').filter(Boolean)
     expect(loaded.some((u) => u.includes('/dist/runtime/kernel.js'))).toBe(true)
-    const forbidden = loaded.filter((u) => /esbuild|ts-morph|typescript|commander|chokidar|picocolors|\/dist\/(compiler|cli|serve)\//.test(u))
+    const forbidden = loaded.filter((u) =>
+      /esbuild|ts-morph|typescript|commander|chokidar|picocolors|\/dist\/(compiler|cli|serve)\//.test(
+        u,
+      ),
+    )
     expect(forbidden).toEqual([])
   })
 })

@@ -134,17 +134,29 @@ describe('loadRouter', () => {
 
   it('names the file and the rebuild command when a file of the generation was deleted after the build', async () => {
     const other = makeProject({ 'routes.mjs': ROUTES, 'handlers.mjs': HANDLERS })
-    const built = await runFw(['route:cache', 'build', '--routes', 'routes.mjs', '--cache', 'cache'], { cwd: other })
+    const built = await runFw(
+      ['route:cache', 'build', '--routes', 'routes.mjs', '--cache', 'cache'],
+      { cwd: other },
+    )
     expect(built.code, built.stderr).toBe(0)
-    const manifest = JSON.parse(readFileSync(join(other, 'cache', 'manifest.json'), 'utf8')) as { generation: string }
+    const manifest = JSON.parse(readFileSync(join(other, 'cache', 'manifest.json'), 'utf8')) as {
+      generation: string
+    }
     const generation = join(other, 'cache', manifest.generation)
     rmSync(join(generation, '__names.mjs'))
     rmSync(join(generation, 'users.mjs'))
 
     const router = await loadRouter(join(other, 'cache'), { register })
-    const damaged = { code: 'FW_CACHE_STALE', message: expect.stringMatching(/route cache is damaged: \.\/__names\.mjs cannot be loaded.*fw route:cache build/) }
+    const damaged = {
+      code: 'FW_CACHE_STALE',
+      message: expect.stringMatching(
+        /route cache is damaged: \.\/__names\.mjs cannot be loaded.*fw route:cache build/,
+      ),
+    }
     expect(() => router.urlFor('home')).toThrow(expect.objectContaining(damaged))
-    expect(() => router.match('GET', '/users/42')).toThrow(/route cache is damaged: \.\/users\.mjs cannot be loaded/)
+    expect(() => router.match('GET', '/users/42')).toThrow(
+      /route cache is damaged: \.\/users\.mjs cannot be loaded/,
+    )
     expect(router.match('GET', '/')).toMatchObject({ route: { name: 'home' } })
   })
 })

@@ -33,19 +33,23 @@ describe('safePath', () => {
     expect(safePath(root, value)).toBe(expected)
   })
 
-  it.each(['../secret.txt', 'docs/../../secret.txt', '/etc/passwd', '..', 'docs/a.txt\0.png', '../public-other/x'])(
-    'refuses %j with a 404',
-    (value) => {
-      let thrown: unknown
-      try {
-        safePath(root, value)
-      } catch (error) {
-        thrown = error
-      }
-      expect(thrown).toBeInstanceOf(HttpError)
-      expect((thrown as HttpError).status).toBe(404)
-    },
-  )
+  it.each([
+    '../secret.txt',
+    'docs/../../secret.txt',
+    '/etc/passwd',
+    '..',
+    'docs/a.txt\0.png',
+    '../public-other/x',
+  ])('refuses %j with a 404', (value) => {
+    let thrown: unknown
+    try {
+      safePath(root, value)
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(HttpError)
+    expect((thrown as HttpError).status).toBe(404)
+  })
 
   it('resolves a relative base against the working directory', () => {
     expect(safePath('public', 'a.txt')).toBe(resolve('public', 'a.txt'))
@@ -57,7 +61,9 @@ describe('safePath in a catch-all route, over HTTP', () => {
 
   beforeAll(async () => {
     const kernel = await bootKernel((r) => {
-      r.get('/files/{path:.*}', (_req: FwRequest, path: string) => create(readFileSync(safePath(root, path), 'utf8')))
+      r.get('/files/{path:.*}', (_req: FwRequest, path: string) =>
+        create(readFileSync(safePath(root, path), 'utf8')),
+      )
     })
     served = await serve(kernel)
   })
@@ -69,12 +75,13 @@ describe('safePath in a catch-all route, over HTTP', () => {
     expect(reply.text).toBe('public a')
   })
 
-  it.each(['/files/%2e%2e/secret.txt', '/files/docs%2F..%2F..%2Fsecret.txt', '/files/%2Fetc%2Fpasswd'])(
-    'answers %s with a 404, not the file',
-    async (path) => {
-      const reply = await served.send('GET', path)
-      expect(reply.status).toBe(404)
-      expect(reply.text).not.toContain('secret')
-    },
-  )
+  it.each([
+    '/files/%2e%2e/secret.txt',
+    '/files/docs%2F..%2F..%2Fsecret.txt',
+    '/files/%2Fetc%2Fpasswd',
+  ])('answers %s with a 404, not the file', async (path) => {
+    const reply = await served.send('GET', path)
+    expect(reply.status).toBe(404)
+    expect(reply.text).not.toContain('secret')
+  })
 })

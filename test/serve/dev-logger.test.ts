@@ -13,7 +13,9 @@ describe('devLogger', () => {
     const { lines, log } = capture('debug')
     log.warn({ route: 'users.show', status: 404, tags: ['a'] }, 'No such user')
     log.info('listening')
-    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d WARN  No such user route=users\.show status=404 tags=\["a"\]$/)
+    expect(lines[0]).toMatch(
+      /^\d\d:\d\d:\d\d WARN  No such user route=users\.show status=404 tags=\["a"\]$/,
+    )
     expect(lines[1]).toMatch(/^\d\d:\d\d:\d\d INFO  listening$/)
   })
 

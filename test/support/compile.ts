@@ -11,7 +11,13 @@ import type { MatchResult } from '../../src/runtime/load-router.js'
 export interface CompiledModule {
   match(method: string, path: string, host?: string | null): MatchResult
   urlFor(name: string, params?: object, query?: object, absolute?: boolean | string): string
-  routes: readonly { id: number; name: string | null; path: string; method: string; middleware: readonly string[] }[]
+  routes: readonly {
+    id: number
+    name: string | null
+    path: string
+    method: string
+    middleware: readonly string[]
+  }[]
   dir: string
 }
 
@@ -34,7 +40,9 @@ export async function compileRoutes(register: (r: Registrar) => void): Promise<C
   const output = buildRouter(registrar.routes, { aliases: new Set(registrar.aliases.keys()) })
   const dir = join(tempDir(), 'cache')
   await writeCache(dir, output)
-  const module = (await import(pathToFileURL(join(dir, output.generation, 'index.mjs')).href)) as CompiledModule
+  const module = (await import(
+    pathToFileURL(join(dir, output.generation, 'index.mjs')).href
+  )) as CompiledModule
   return { match: module.match, urlFor: module.urlFor, routes: module.routes, dir }
 }
 

@@ -12,7 +12,10 @@ export const FORBIDDEN_DIRS = ['src/compiler/', 'src/cli/', 'src/serve/']
  * Files (relative to the repo) and bare specifiers reachable from `entry`. Type-only imports are
  * skipped (they vanish at run time); `dynamic: false` leaves out `import()` edges.
  */
-export function walkImports(entry: string, options: { dynamic?: boolean } = {}): { files: Set<string>; packages: Set<string> } {
+export function walkImports(
+  entry: string,
+  options: { dynamic?: boolean } = {},
+): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>()
   const packages = new Set<string>()
   const visit = (file: string): void => {

@@ -46,13 +46,16 @@ export class ReferenceMatcher {
     for (const { record, segments, host } of parsed) {
       const firstOptional = segments.findIndex((s) => s.kind === 'param' && s.optional)
       const ends = firstOptional === -1 ? [segments.length] : range(firstOptional, segments.length)
-      for (const end of ends) this.#shapes.push(this.#shape(record, segments.slice(0, end), segments.slice(end), host))
+      for (const end of ends)
+        this.#shapes.push(this.#shape(record, segments.slice(0, end), segments.slice(end), host))
     }
   }
 
   match(method: string, rawPath: string, rawHost = ''): ReferenceResult {
     if (!rawPath.startsWith('/')) return { status: 404 }
-    const path = normalizeEscapes(rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath)
+    const path = normalizeEscapes(
+      rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath,
+    )
     const host = normalizeHost(rawHost)
     const hit = this.#find(method, path, host)
     if (hit !== null) return hit
@@ -66,7 +69,8 @@ export class ReferenceMatcher {
   }
 
   #find(method: string, path: string, host: string): ReferenceResult | null {
-    const lists = method === 'HEAD' ? [this.#sorted('HEAD'), this.#sorted('GET')] : [this.#sorted(method)]
+    const lists =
+      method === 'HEAD' ? [this.#sorted('HEAD'), this.#sorted('GET')] : [this.#sorted(method)]
     for (const list of lists) {
       for (const shape of list) {
         const result = tryShape(shape, path, host)
@@ -94,7 +98,12 @@ export class ReferenceMatcher {
     }
   }
 
-  #shape(record: RouteRecord, segments: Segment[], dropped: Segment[], host: Segment[] | null): Shape {
+  #shape(
+    record: RouteRecord,
+    segments: Segment[],
+    dropped: Segment[],
+    host: Segment[] | null,
+  ): Shape {
     let source = ''
     for (const s of segments) {
       if (s.kind === 'static') source += '/' + escape(s.value)
@@ -102,7 +111,9 @@ export class ReferenceMatcher {
       else source += '/([^/]+)'
     }
     if (segments.length === 0) source = '/'
-    const hostSource = host?.map((s) => (s.kind === 'static' ? escape(s.value) : '([^.]+)')).join('\\.')
+    const hostSource = host
+      ?.map((s) => (s.kind === 'static' ? escape(s.value) : '([^.]+)'))
+      .join('\\.')
     return {
       record,
       regex: new RegExp(`^${source}$`),
@@ -139,7 +150,8 @@ function tryShape(shape: Shape, path: string, host: string): ReferenceResult | n
   const params: Record<string, string | number | null> = {}
   shape.hostParams.forEach((s, i) => {
     const value = hostValues![i + 1]!
-    params[(s as { name: string }).name] = (s as { type: string }).type === 'int' ? Number(value) : value
+    params[(s as { name: string }).name] =
+      (s as { type: string }).type === 'int' ? Number(value) : value
   })
   try {
     shape.params.forEach((s, i) => {
@@ -154,7 +166,8 @@ function tryShape(shape: Shape, path: string, host: string): ReferenceResult | n
 }
 
 function satisfies(segment: Segment, value: string): boolean {
-  if (segment.kind !== 'param' || segment.type === 'string' || segment.type === 'catchall') return true
+  if (segment.kind !== 'param' || segment.type === 'string' || segment.type === 'catchall')
+    return true
   return new RegExp(`^(?:${segment.regex})$`).test(value)
 }
 

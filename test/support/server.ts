@@ -13,7 +13,10 @@ export interface ServedApp {
 }
 
 /** Spawns `fw serve --port 0` with the given flags and resolves once the banner names the URL. */
-export function serveApp(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<ServedApp> {
+export function serveApp(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<ServedApp> {
   const child: ChildProcess = spawn(process.execPath, [FW_BIN, 'serve', '--port', '0', ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', LOG_LEVEL: 'silent', ...options.env },

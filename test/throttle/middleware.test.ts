@@ -45,7 +45,11 @@ describe('throttle:5,60 through the kernel', () => {
     expect(Number(ok.header('x-ratelimit-reset'))).toBeGreaterThanOrEqual(before + 60)
     expect(Number(ok.header('x-ratelimit-reset'))).toBeLessThanOrEqual(before + 62)
     expect(ok.header('server-timing')).toMatch(/^throttle;dur=\d+(\.\d+)?$/)
-    expect([ok.header('ratelimit-limit'), ok.header('ratelimit-remaining'), ok.header('ratelimit-reset')]).toEqual(['5', '4', '60'])
+    expect([
+      ok.header('ratelimit-limit'),
+      ok.header('ratelimit-remaining'),
+      ok.header('ratelimit-reset'),
+    ]).toEqual(['5', '4', '60'])
 
     const limited = responses[5]!
     expect(JSON.parse(String(limited.body))).toMatchObject({ error: 'Too Many Requests' })

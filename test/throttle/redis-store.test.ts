@@ -109,8 +109,12 @@ describe.runIf(RUN_REDIS_TESTS)('RedisStore', () => {
     expect(refused.retryAfterSeconds).toBeLessThanOrEqual(31)
     // Every reset of a refusal names that same instant (Redis's clock moved on a little since `now`).
     expect(refused.resetAfterSeconds).toBe(refused.retryAfterSeconds)
-    expect(refused.resetSeconds).toBeGreaterThanOrEqual(Math.floor(now / 1000) + refused.retryAfterSeconds)
-    expect(refused.resetSeconds).toBeLessThanOrEqual(Math.floor(now / 1000) + refused.retryAfterSeconds + 1)
+    expect(refused.resetSeconds).toBeGreaterThanOrEqual(
+      Math.floor(now / 1000) + refused.retryAfterSeconds,
+    )
+    expect(refused.resetSeconds).toBeLessThanOrEqual(
+      Math.floor(now / 1000) + refused.retryAfterSeconds + 1,
+    )
   })
 
   it('gives a released admission back', async () => {

@@ -24,30 +24,46 @@ export function registerInitCommand(program: Command, output: Output): void {
       // A file where the app's folder should be: said before existsSync below takes it for no clash.
       if (isFile(target)) {
         const { FwError } = await import('../../shared/errors.js')
-        throw new FwError('FW_INIT_WRITE', `Cannot create the app in ${shown(target)}: it is a file, not a folder`, {
-          hint: 'Pick a folder that does not exist yet or an empty one, e.g. fw init my-app.',
-        })
+        throw new FwError(
+          'FW_INIT_WRITE',
+          `Cannot create the app in ${shown(target)}: it is a file, not a folder`,
+          {
+            hint: 'Pick a folder that does not exist yet or an empty one, e.g. fw init my-app.',
+          },
+        )
       }
       const clashes = names.map((n) => RENAMES[n] ?? n).filter((n) => existsSync(join(target, n)))
       if (clashes.length > 0) {
         const { FwError } = await import('../../shared/errors.js')
-        throw new FwError('FW_INIT_EXISTS', `${relative(process.cwd(), target) || '.'} already has ${clashes.join(', ')}`, {
-          hint: 'fw init never overwrites files: pick an empty folder, e.g. fw init my-app.',
-        })
+        throw new FwError(
+          'FW_INIT_EXISTS',
+          `${relative(process.cwd(), target) || '.'} already has ${clashes.join(', ')}`,
+          {
+            hint: 'fw init never overwrites files: pick an empty folder, e.g. fw init my-app.',
+          },
+        )
       }
       try {
         await makeFolder(target)
-        for (const name of names) await copyFile(join(TEMPLATES, name), join(target, RENAMES[name] ?? name))
+        for (const name of names)
+          await copyFile(join(TEMPLATES, name), join(target, RENAMES[name] ?? name))
         // fw is installed from this copy of it (the "fw" name on the npm registry is not this project).
         const manifest = join(target, 'package.json')
         const text = await readFile(manifest, 'utf8')
-        await writeFile(manifest, text.replace('"fw": "*"', `"fw": ${JSON.stringify(`file:${FW_ROOT}`)}`))
+        await writeFile(
+          manifest,
+          text.replace('"fw": "*"', `"fw": ${JSON.stringify(`file:${FW_ROOT}`)}`),
+        )
       } catch (error) {
         throw await writeError(error, target)
       }
       const where = relative(process.cwd(), target) || '.'
-      output.out(`${pc.green('✔ created')} ${names.map((n) => RENAMES[n] ?? n).join(', ')} in ${pc.bold(where)}`)
-      output.out(`next: ${where === '.' ? '' : `cd ${shellQuote(where)} && `}npm install && npx fw serve --watch`)
+      output.out(
+        `${pc.green('✔ created')} ${names.map((n) => RENAMES[n] ?? n).join(', ')} in ${pc.bold(where)}`,
+      )
+      output.out(
+        `next: ${where === '.' ? '' : `cd ${shellQuote(where)} && `}npm install && npx fw serve --watch`,
+      )
     })
 }
 
@@ -65,7 +81,10 @@ const HINTS: Record<string, string> = {
   ENOSPC: FULL,
   EDQUOT: FULL,
 }
-const NO_FOLDER: [cause: string, hint: string] = ['no folder can be made there', 'Pick a folder on an ordinary disk (e.g. in your home folder).']
+const NO_FOLDER: [cause: string, hint: string] = [
+  'no folder can be made there',
+  'Pick a folder on an ordinary disk (e.g. in your home folder).',
+]
 
 /** A file-system error of fw init as a user error naming the folder (and the file at fault), or the error unchanged. */
 async function writeError(error: unknown, target: string): Promise<unknown> {
@@ -73,14 +92,21 @@ async function writeError(error: unknown, target: string): Promise<unknown> {
   const [words, hint] = code === 'ENOENT' ? NO_FOLDER : [writeFailure(error), HINTS[code ?? '']]
   // The path the system named, when it is the folder or inside it (copyFile names the template
   // first): a template missing (ENOENT) is a broken install of fw, not the user's to mend.
-  const inside = [dest, path].find((p) => p !== undefined && (p === target || p.startsWith(target + sep)))
-  if (words === undefined || hint === undefined || (code === 'ENOENT' && inside === undefined)) return error
+  const inside = [dest, path].find(
+    (p) => p !== undefined && (p === target || p.startsWith(target + sep)),
+  )
+  if (words === undefined || hint === undefined || (code === 'ENOENT' && inside === undefined))
+    return error
   const { FwError } = await import('../../shared/errors.js')
   let cause = words
   const file = code === 'ENOTDIR' || code === 'EEXIST' ? fileInTheWay(target) : undefined
   if (file !== undefined) cause = `${shown(file)} is a file, not a folder`
   else if (inside !== undefined && inside !== target) cause += ` at ${shown(inside)}`
-  return new FwError('FW_INIT_WRITE', `Cannot create the app in ${shown(target)}: ${cause} (${code})`, { hint, cause: error })
+  return new FwError(
+    'FW_INIT_WRITE',
+    `Cannot create the app in ${shown(target)}: ${cause} (${code})`,
+    { hint, cause: error },
+  )
 }
 
 /**

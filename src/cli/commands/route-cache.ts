@@ -14,7 +14,11 @@ export function registerRouteCacheCommands(program: Command, output: Output): vo
     .addArgument(new Argument('<action>', 'what to do').choices(['build', 'clear']))
     .option('--routes <file>', 'routes file (default: fw.config routes, else routes.ts)')
     .option('--cache <dir>', 'cache directory (default: .fw/cache)')
-    .addOption(new Option('--matcher <kind>', 'matcher kind to clear').choices(['sharded']).default('sharded'))
+    .addOption(
+      new Option('--matcher <kind>', 'matcher kind to clear')
+        .choices(['sharded'])
+        .default('sharded'),
+    )
     .option('--watch', 'build, then rebuild whenever the routes file or its imports change')
     .action(async (action: string, flags: { routes?: string; cache?: string; watch?: boolean }) => {
       if (action === 'clear') return clear(flags, output)
@@ -25,21 +29,37 @@ export function registerRouteCacheCommands(program: Command, output: Output): vo
 async function build(flags: { routes?: string; cache?: string }, output: Output): Promise<void> {
   const paths = await resolvePaths(flags)
   const { buildCache } = await import('../../compiler/index.js')
-  printBuilt(output, paths.cache, await buildCache({ routesFile: paths.routes, cacheDir: paths.cache }))
+  printBuilt(
+    output,
+    paths.cache,
+    await buildCache({ routesFile: paths.routes, cacheDir: paths.cache }),
+  )
 }
 
-function printBuilt(output: Output, cache: string, result: BuildCacheResult, changed: string[] = []): void {
+function printBuilt(
+  output: Output,
+  cache: string,
+  result: BuildCacheResult,
+  changed: string[] = [],
+): void {
   const { manifest, written, milliseconds } = result
   const where = relative(process.cwd(), cache) || cache
   const what = `${count(manifest.routeCount, 'route')}, ${count(manifest.shards.length, 'shard')}`
   const status = written ? pc.green('✔ built') : pc.green('✔ up to date')
-  const cause = changed.length > 0 ? pc.dim(` (changed: ${changed.map((f) => relative(process.cwd(), f)).join(', ')})`) : ''
-  output.out(`${status} ${what} in ${Math.round(milliseconds)} ms → ${pc.bold(where)} ${pc.dim(manifest.generation)}${cause}`)
+  const cause =
+    changed.length > 0
+      ? pc.dim(` (changed: ${changed.map((f) => relative(process.cwd(), f)).join(', ')})`)
+      : ''
+  output.out(
+    `${status} ${what} in ${Math.round(milliseconds)} ms → ${pc.bold(where)} ${pc.dim(manifest.generation)}${cause}`,
+  )
 }
 
-
 /** Builds, then rebuilds on every change until interrupted; errors keep the last good cache. */
-async function watchBuild(flags: { routes?: string; cache?: string }, output: Output): Promise<void> {
+async function watchBuild(
+  flags: { routes?: string; cache?: string },
+  output: Output,
+): Promise<void> {
   const paths = await resolvePaths(flags)
   const { watchRoutes } = await import('../../serve/watch-routes.js')
   const debug = isDebug(process.argv)

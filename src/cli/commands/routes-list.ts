@@ -41,8 +41,19 @@ export function registerRoutesListCommand(program: Command, output: Output): voi
 
 function formatTable(rows: RouteRow[]): string {
   const header = ['METHOD', 'HOST', 'PATH', 'NAME', 'MIDDLEWARE', 'HANDLER']
-  const cells = rows.map((r) => [r.method, r.host ?? '*', r.path, r.name ?? '', r.middleware.join(', '), r.handler])
+  const cells = rows.map((r) => [
+    r.method,
+    r.host ?? '*',
+    r.path,
+    r.name ?? '',
+    r.middleware.join(', '),
+    r.handler,
+  ])
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
-  const line = (c: string[]): string => c.map((text, i) => text.padEnd(widths[i]!)).join('  ').trimEnd()
+  const line = (c: string[]): string =>
+    c
+      .map((text, i) => text.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd()
   return [pc.bold(line(header)), ...cells.map(line), pc.dim(count(rows.length, 'route'))].join('\n')
 }

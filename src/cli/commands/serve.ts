@@ -30,10 +30,16 @@ export function registerServeCommand(program: Command, output: Output): void {
       // Decimal digits only: Number() would also take '0x1100', '1e3', ' 80' and '' (which is 0).
       const workers = /^\d+$/.test(flags.workers) ? Number(flags.workers) : NaN
       if (Number.isNaN(workers) || workers < 1 || workers > 64) {
-        throw new FwError('FW_SERVE_CONFIG', `--workers ${shellQuote(flags.workers)} is not a worker count`, { hint: 'Use a whole number from 1 to 64, in decimal.' })
+        throw new FwError(
+          'FW_SERVE_CONFIG',
+          `--workers ${shellQuote(flags.workers)} is not a worker count`,
+          { hint: 'Use a whole number from 1 to 64, in decimal.' },
+        )
       }
       if (flags.host === '') {
-        throw new FwError('FW_SERVE_CONFIG', '--host is empty', { hint: 'Use 127.0.0.1 (this machine only), 0.0.0.0 (every interface) or an address of this machine.' })
+        throw new FwError('FW_SERVE_CONFIG', '--host is empty', {
+          hint: 'Use 127.0.0.1 (this machine only), 0.0.0.0 (every interface) or an address of this machine.',
+        })
       }
       const config = await readConfig()
       // Before anything reads them: the kernel, the auth and throttle stores, the secret check,
@@ -73,9 +79,13 @@ function portOf(flag: string | undefined): number {
     })
   }
   const configFile = configFileThatSet('PORT')
-  throw new FwError('FW_SERVE_CONFIG', `PORT=${shellQuote(text)}${configFile ? ` (from ${configFile})` : ''} is not a port number`, {
-    hint: configFile
-      ? `Set PORT in ${configFile} to a whole number from 0 to 65535, in decimal, or remove it (3000).`
-      : 'PORT comes from the environment: set it to a whole number from 0 to 65535, in decimal, or unset it (3000).',
-  })
+  throw new FwError(
+    'FW_SERVE_CONFIG',
+    `PORT=${shellQuote(text)}${configFile ? ` (from ${configFile})` : ''} is not a port number`,
+    {
+      hint: configFile
+        ? `Set PORT in ${configFile} to a whole number from 0 to 65535, in decimal, or remove it (3000).`
+        : 'PORT comes from the environment: set it to a whole number from 0 to 65535, in decimal, or unset it (3000).',
+    },
+  )
 }

@@ -29,7 +29,14 @@ const defaultIo = (): PasswordIo => ({
   prompt: (text) => process.stderr.write(text),
 })
 
-type UserErrorCode = Extract<ErrorCode, 'FW_USER_EXISTS' | 'FW_USER_INVALID' | 'FW_PASSWORD_WEAK' | 'FW_PASSWORD_MISSING' | 'FW_DATABASE_UNAVAILABLE'>
+type UserErrorCode = Extract<
+  ErrorCode,
+  | 'FW_USER_EXISTS'
+  | 'FW_USER_INVALID'
+  | 'FW_PASSWORD_WEAK'
+  | 'FW_PASSWORD_MISSING'
+  | 'FW_DATABASE_UNAVAILABLE'
+>
 function userError(code: UserErrorCode, message: string, hint: string, cause?: unknown): FwError {
   return new FwError(code, message, {
     hint,

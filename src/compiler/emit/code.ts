@@ -1,7 +1,8 @@
 /** Small helpers for emitting readable JavaScript. Every literal goes through `lit`. */
 import { GENERATED_MARK } from '../../shared/cache-format.js'
 
-export const BANNER = (what: string): string => `${GENERATED_MARK} — do not edit; rebuild instead.\n// ${what}\n`
+export const BANNER = (what: string): string =>
+  `${GENERATED_MARK} — do not edit; rebuild instead.\n// ${what}\n`
 
 /** A JavaScript literal for any JSON-able value. */
 export function lit(value: unknown): string {
@@ -76,10 +77,15 @@ const STATIC_FLAT_MAX = 12
  * @example
  * emitStaticSwitch(out, new Map([['/a', v]]), (v) => `HIT${v.id}`)
  */
-export function emitStaticSwitch<V>(out: CodeWriter, statics: ReadonlyMap<string, V>, result: (v: V) => string): void {
+export function emitStaticSwitch<V>(
+  out: CodeWriter,
+  statics: ReadonlyMap<string, V>,
+  result: (v: V) => string,
+): void {
   if (statics.size === 0) return
   const byLength = new Map<number, [string, V][]>()
-  for (const entry of statics) byLength.set(entry[0].length, [...(byLength.get(entry[0].length) ?? []), entry])
+  for (const entry of statics)
+    byLength.set(entry[0].length, [...(byLength.get(entry[0].length) ?? []), entry])
   // Position 0 is always '/', checked by match(). A hit pays for every probe, so a longer path
   // gets few: besides the switch's character, the first of its first segment (a dynamic path of
   // another bucket fails there) and, alone at its length, the middle one. A dynamic path that

@@ -26,7 +26,10 @@ export interface PlannedGroup {
  * routes when it loads), so importing the router does not parse thousands of records it may never
  * return. `ROUTES`, the whole table as a frozen array, is filled on first use.
  */
-export function emitRoutesFiles(routes: readonly AnalyzedRoute[]): { json: string; module: string } {
+export function emitRoutesFiles(routes: readonly AnalyzedRoute[]): {
+  json: string
+  module: string
+} {
   const rows = routes.map(({ record: r }) =>
     JSON.stringify({
       id: r.id,
@@ -39,7 +42,9 @@ export function emitRoutesFiles(routes: readonly AnalyzedRoute[]): { json: strin
     }),
   )
   const module = [
-    BANNER('The route table (metadata of every route, indexed by route id), read from __routes.json.'),
+    BANNER(
+      'The route table (metadata of every route, indexed by route id), read from __routes.json.',
+    ),
     `import { readFileSync } from 'node:fs'`,
     '',
     `const COUNT = ${routes.length}`,
@@ -87,7 +92,9 @@ export function emitNamesModule(routes: readonly AnalyzedRoute[]): string {
       return `  ${lit(r.record.name)}: [${lit(host)}, ${lit(toParts(r.segments, '/', '/'))}],`
     })
   return [
-    BANNER('Route names for urlFor: [host parts | null, path parts]; a part is text or [name, type, regex, optional].'),
+    BANNER(
+      'Route names for urlFor: [host parts | null, path parts]; a part is text or [name, type, regex, optional].',
+    ),
     'export const NAMES = Object.freeze({',
     '  __proto__: null,',
     ...rows,
@@ -135,14 +142,19 @@ export function hostParamFields(segments: readonly Segment[]): string[] {
 }
 
 /** `index.mjs`: method dispatch, host groups, first-segment dispatch to shards, 404/405/400. */
-export function emitIndexModule(groups: readonly PlannedGroup[], fingerprint: string, formatVersion: number): string {
+export function emitIndexModule(
+  groups: readonly PlannedGroup[],
+  fingerprint: string,
+  formatVersion: number,
+): string {
   const out = new CodeWriter()
   const methods = METHOD_KEYS.filter((m) => groups.some((g) => hasMethod(g, m)))
   const httpMethods = methods.filter((m): m is HttpMethod => m !== 'ANY')
   emitLoaders(out, groups)
   emitInlinedResults(out, groups)
   for (const group of groups) {
-    if (group.host.pattern !== null) out.line(`const ${group.id}HOST = new RegExp(${lit(hostRegex(group.host.segments))})`)
+    if (group.host.pattern !== null)
+      out.line(`const ${group.id}HOST = new RegExp(${lit(hostRegex(group.host.segments))})`)
   }
   out.line()
   let usesNoneIn = false
@@ -152,8 +164,14 @@ export function emitIndexModule(groups: readonly PlannedGroup[], fingerprint: st
     }
   }
   for (const method of methods) emitMethod(out, groups, method)
-  const dispatch = HTTP_METHODS.filter((m) => httpMethods.includes(m) || (m === 'HEAD' && httpMethods.includes('GET')))
-  emitMatch(out, dispatch, { explicitHead: httpMethods.includes('HEAD'), hasHosts: groups.length > 1, usesNoneIn })
+  const dispatch = HTTP_METHODS.filter(
+    (m) => httpMethods.includes(m) || (m === 'HEAD' && httpMethods.includes('GET')),
+  )
+  emitMatch(out, dispatch, {
+    explicitHead: httpMethods.includes('HEAD'),
+    hasHosts: groups.length > 1,
+    usesNoneIn,
+  })
   return [
     BANNER('Entry of one generation: match(), urlFor(), routes. Imported through ../router.mjs.'),
     `import { createRequire } from 'node:module'`,
@@ -191,9 +209,11 @@ const shardFn = (group: PlannedGroup, s: number, method: MethodKey): string =>
 
 /** One variable per shard, null until first used; `load()` fills them all. */
 function emitLoaders(out: CodeWriter, groups: readonly PlannedGroup[]): void {
-  const all = groups.flatMap((group) => group.shards.map((shard, s) => ({ name: `${group.id}s${s}`, file: shard.file })))
+  const all = groups.flatMap((group) =>
+    group.shards.map((shard, s) => ({ name: `${group.id}s${s}`, file: shard.file })),
+  )
   out.line(`let ${all.map((s) => `${s.name} = null`).join(', ')}`)
-  out.line("const shard = (file) => part(`./${file}.mjs`).bind(route)")
+  out.line('const shard = (file) => part(`./${file}.mjs`).bind(route)')
   out.line()
   out.line('/** Loads every shard now (optional: match() loads what it needs on first use). */')
   out.block('export function load() {', () => {
@@ -229,8 +249,14 @@ function emitInlinedResults(out: CodeWriter, groups: readonly PlannedGroup[]): v
  * static paths inlined in the index under it), else by the shard's own any-method walk
  * (ANY is never inlined, so its shard part has every path). Returns whether it used noneIn().
  */
-function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey, only: boolean): boolean {
-  const index = (kind: Shard['kind']): number => group.shards.findIndex((s) => s.kind === kind && s.methods.has(method))
+function emitGroupMethod(
+  out: CodeWriter,
+  group: PlannedGroup,
+  method: MethodKey,
+  only: boolean,
+): boolean {
+  const index = (kind: Shard['kind']): number =>
+    group.shards.findIndex((s) => s.kind === kind && s.methods.has(method))
   const root = index('root')
   const dynamic = index('dynamic')
   const settled = only && method !== 'ANY' && !group.shards.some((s) => s.kind === 'dynamic')
@@ -250,7 +276,11 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey
     .filter(({ shard }) => shard.kind === 'bucket' && shard.methods.has(method))
   out.block(`function ${group.id}${method}(path, hp) {`, () => {
     out.line('const len = path.length')
-    emitStaticSwitch(out, group.inlined.get(method) ?? new Map<string, Variant>(), (v) => `HIT${v.route.record.id}`)
+    emitStaticSwitch(
+      out,
+      group.inlined.get(method) ?? new Map<string, Variant>(),
+      (v) => `HIT${v.route.record.id}`,
+    )
     if (root !== -1) {
       out.block('if (len === 1) {', () => {
         out.line(`const r = ${shardFn(group, root, method)}(path, 1, hp)`)
@@ -265,7 +295,8 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey
           const call = `${shardFn(group, s, method)}(path, ${e1}, hp)`
           const rule = missRule(shard)
           if (rule === 'own') return `{ const r = ${call}; return r !== null ? r : settled(path) }`
-          if (rule === 'none') return `{ const r = ${call}; if (r !== null) return r; break buckets }`
+          if (rule === 'none')
+            return `{ const r = ${call}; if (r !== null) return r; break buckets }`
           usesNoneIn = true
           return `{ const r = ${call}; if (r !== null) return r; if (noneIn(${shardFn(group, s, 'ANY')}, path, ${e1}, hp)) return settled(path); break buckets }`
         })
@@ -284,20 +315,32 @@ function emitGroupMethod(out: CodeWriter, group: PlannedGroup, method: MethodKey
  * `call(bucket, e1)` (e1: where the first segment ends) runs, which returns or leaves the
  * enclosing `buckets:` block. 300 buckets cost a few switches, not 300 literal tests.
  */
-function emitBucketTree<B extends { shard: Shard }>(out: CodeWriter, list: readonly B[], at: number, call: (bucket: B, e1: number) => string): void {
+function emitBucketTree<B extends { shard: Shard }>(
+  out: CodeWriter,
+  list: readonly B[],
+  at: number,
+  call: (bucket: B, e1: number) => string,
+): void {
   const name = (b: B): string => b.shard.bucket
   // A name fully compared: it is the segment if the path ends or has a '/' here.
   const done = list.find((b) => name(b).length + 1 === at)
-  if (done !== undefined) out.line(`if (len === ${at} || path.charCodeAt(${at}) === 47) ${call(done, at)}`)
+  if (done !== undefined)
+    out.line(`if (len === ${at} || path.charCodeAt(${at}) === 47) ${call(done, at)}`)
   const rest = list.filter((b) => b !== done)
   if (rest.length === 0) return
   // A prefix every name left shares ("res" of res0…res299, or the whole rest of a lone name)
   // is one test, not a switch per character.
   let shared = 0
   const first = name(rest[0]!)
-  while (at - 1 + shared < first.length && rest.every((b) => name(b)[at - 1 + shared] === first[at - 1 + shared])) shared++
+  while (
+    at - 1 + shared < first.length &&
+    rest.every((b) => name(b)[at - 1 + shared] === first[at - 1 + shared])
+  )
+    shared++
   if (shared > 0) {
-    out.block(`if (${hasLiteral(first.slice(at - 1, at - 1 + shared), String(at))}) {`, () => emitBucketTree(out, rest, at + shared, call))
+    out.block(`if (${hasLiteral(first.slice(at - 1, at - 1 + shared), String(at))}) {`, () =>
+      emitBucketTree(out, rest, at + shared, call),
+    )
     return
   }
   const byChar = new Map<number, B[]>()
@@ -339,18 +382,32 @@ function emitMethod(out: CodeWriter, groups: readonly PlannedGroup[], method: Me
   out.line()
 }
 
-function emitMatch(out: CodeWriter, methods: HttpMethod[], { explicitHead, hasHosts, usesNoneIn }: { explicitHead: boolean; hasHosts: boolean; usesNoneIn: boolean }): void {
+function emitMatch(
+  out: CodeWriter,
+  methods: HttpMethod[],
+  {
+    explicitHead,
+    hasHosts,
+    usesNoneIn,
+  }: { explicitHead: boolean; hasHosts: boolean; usesNoneIn: boolean },
+): void {
   const hasGet = methods.includes('GET')
   if (methods.includes('HEAD')) {
     out.line('// HEAD: explicit HEAD routes first, then GET routes.')
-    const head = !explicitHead ? 'GET(path, host)' : hasGet ? 'HEAD_ONLY(path, host) ?? GET(path, host)' : 'HEAD_ONLY(path, host)'
+    const head = !explicitHead
+      ? 'GET(path, host)'
+      : hasGet
+        ? 'HEAD_ONLY(path, host) ?? GET(path, host)'
+        : 'HEAD_ONLY(path, host)'
     out.line(`function HEAD(path, host) { return ${head} }`)
     out.line()
   }
   out.line(`const ALLOWABLE = [${methods.map((m) => `[${lit(m)}, ${m}]`).join(', ')}]`)
   out.line()
   if (usesNoneIn) {
-    out.line("/** Whether a shard's any-method walk finds nothing (a malformed escape: it may, miss() decides). */")
+    out.line(
+      "/** Whether a shard's any-method walk finds nothing (a malformed escape: it may, miss() decides). */",
+    )
     out.block('function noneIn(any, path, e1, hp) {', () => {
       out.block('try {', () => out.line('return any(path, e1, hp) === null'), '} catch {')
       out.line('  return false')
@@ -358,18 +415,32 @@ function emitMatch(out: CodeWriter, methods: HttpMethod[], { explicitHead, hasHo
     })
     out.line()
   }
-  out.line('/** A miss settled without the any-method walk: 404, unless an escape may make it a hit (see match). */')
-  out.block('function settled(path) {', () => out.line("return path.indexOf('%') === -1 ? NOT_FOUND : null"))
+  out.line(
+    '/** A miss settled without the any-method walk: 404, unless an escape may make it a hit (see match). */',
+  )
+  out.block('function settled(path) {', () =>
+    out.line("return path.indexOf('%') === -1 ? NOT_FOUND : null"),
+  )
   out.line()
-  out.line('/** 404 unless some method matches the path (one walk); then the exact 405 allow list. */')
+  out.line(
+    '/** 404 unless some method matches the path (one walk); then the exact 405 allow list. */',
+  )
   out.block('function miss(path, host) {', () => {
-    out.block('try {', () => out.line('if (ANY(path, host) === null) return NOT_FOUND'), '} catch {}')
+    out.block(
+      'try {',
+      () => out.line('if (ANY(path, host) === null) return NOT_FOUND'),
+      '} catch {}',
+    )
     out.line('const allow = []')
     out.block('for (const [method, find] of ALLOWABLE) {', () => {
-      out.block('try {', () => {
-        out.line('const r = find(path, host)')
-        out.line('if (r !== null && r !== NOT_FOUND) allow.push(method)')
-      }, '} catch {')
+      out.block(
+        'try {',
+        () => {
+          out.line('const r = find(path, host)')
+          out.line('if (r !== null && r !== NOT_FOUND) allow.push(method)')
+        },
+        '} catch {',
+      )
       out.line('  allow.push(method)')
       out.line('}')
     })
@@ -377,10 +448,16 @@ function emitMatch(out: CodeWriter, methods: HttpMethod[], { explicitHead, hasHo
   })
   out.line()
   out.line('/**')
-  out.line(' * Finds the route for a request. `path` is the URL path without its query string; `host` the')
-  out.line(' * Host header (only consulted by domain routes). Returns { route, params }, or { status: 404 },')
+  out.line(
+    ' * Finds the route for a request. `path` is the URL path without its query string; `host` the',
+  )
+  out.line(
+    ' * Host header (only consulted by domain routes). Returns { route, params }, or { status: 404 },',
+  )
   out.line(' * { status: 405, allow }, or { status: 400 } for a malformed %-escape in a parameter.')
-  out.line(' * Equivalent URLs (RFC 3986 6.2.2: `/users/%34%32` and `/users/42`) match the same route.')
+  out.line(
+    ' * Equivalent URLs (RFC 3986 6.2.2: `/users/%34%32` and `/users/42`) match the same route.',
+  )
   out.line(' * This is the hot path: change with care and run `npm run bench`.')
   out.line(' */')
   const dispatch = (): void => {
@@ -392,8 +469,14 @@ function emitMatch(out: CodeWriter, methods: HttpMethod[], { explicitHead, hasHo
   }
   out.block('export function match(method, path, host) {', () => {
     out.line('if (path.charCodeAt(0) !== 47) return NOT_FOUND')
-    out.line('if (path.length > 1 && path.charCodeAt(path.length - 1) === 47) path = path.slice(0, -1)')
-    out.line(hasHosts ? "host = host === undefined || host === null ? '' : normalizeHost(host)" : '// no domain routes: host is not consulted')
+    out.line(
+      'if (path.length > 1 && path.charCodeAt(path.length - 1) === 47) path = path.slice(0, -1)',
+    )
+    out.line(
+      hasHosts
+        ? "host = host === undefined || host === null ? '' : normalizeHost(host)"
+        : '// no domain routes: host is not consulted',
+    )
     // The cold paths are functions of their own: the less code here, the more V8 inlines.
     out.block('try {', dispatch, '} catch (error) {')
     out.line('  return failed(error, method, path, host)')
@@ -403,12 +486,16 @@ function emitMatch(out: CodeWriter, methods: HttpMethod[], { explicitHead, hasHo
   out.line()
   out.line('/** A walk threw: match the normal form, or 400 for a malformed escape. */')
   out.block('function failed(error, method, path, host) {', () => {
-    out.line('if (error?.fwDenormalized === true) return matchNormal(method, normalizePath(path), host)')
+    out.line(
+      'if (error?.fwDenormalized === true) return matchNormal(method, normalizePath(path), host)',
+    )
     out.line('if (error?.fwMalformed === true) return BAD_REQUEST')
     out.line('throw error')
   })
   out.line()
-  out.line('/** No hit as sent: an equivalent spelling (%41 for A, %c3 for %C3) may match; else 404/405. */')
+  out.line(
+    '/** No hit as sent: an equivalent spelling (%41 for A, %c3 for %C3) may match; else 404/405. */',
+  )
   out.block('function unmatched(method, path, host) {', () => {
     out.block("if (path.indexOf('%') !== -1) {", () => {
       out.line('const normal = normalizePath(path)')

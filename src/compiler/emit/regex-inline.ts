@@ -20,9 +20,18 @@ interface Atom {
 
 const MAX_UNIT = 0xffff
 const DIGITS: CharSet = [[48, 57]]
-const WORD: CharSet = [[48, 57], [65, 90], [95, 95], [97, 122]]
+const WORD: CharSet = [
+  [48, 57],
+  [65, 90],
+  [95, 95],
+  [97, 122],
+]
 // `.` matches anything but line terminators.
-const DOT: CharSet = complement([[10, 10], [13, 13], [0x2028, 0x2029]])
+const DOT: CharSet = complement([
+  [10, 10],
+  [13, 13],
+  [0x2028, 0x2029],
+])
 // A lone character after `\` that stands for itself (syntax characters and `/`, `-`).
 const ESCAPABLE = '^$\\.*+?()[]{}|/-'
 
@@ -37,7 +46,8 @@ export function inlineRegex(source: string, name: string): string | null {
   if (atoms === null || atoms.length === 0 || !greedyIsExact(atoms)) return null
   const lines = [`function ${name}(path, i, e) { // ${source.replace(/[\r\n\u2028\u2029]/g, ' ')}`]
   // A fixed-length pattern turns away a segment of any other length at once.
-  if (atoms.every((a) => a.min === a.max)) lines.push(`  if (e - i !== ${atoms.reduce((n, a) => n + a.min, 0)}) return false`)
+  if (atoms.every((a) => a.min === a.max))
+    lines.push(`  if (e - i !== ${atoms.reduce((n, a) => n + a.min, 0)}) return false`)
   lines.push('  let c = 0')
   atoms.forEach((atom, k) => lines.push(...emitAtom(atom, k)))
   lines.push('  return i === e')
@@ -117,7 +127,10 @@ function readChar(text: string, i: number): { set: CharSet; next: number } | nul
   return set && { set, next: i + 2 }
 }
 
-function parseQuantifier(source: string, i: number): { min: number; max: number; next: number } | null {
+function parseQuantifier(
+  source: string,
+  i: number,
+): { min: number; max: number; next: number } | null {
   const c = source[i]
   let result: { min: number; max: number; next: number }
   if (c === '?') result = { min: 0, max: 1, next: i + 1 }

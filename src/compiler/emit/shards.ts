@@ -5,7 +5,13 @@
  * below V8's ~60 KB bytecode limit for optimisation.
  */
 import type { Variant } from '../analyze.js'
-import { METHOD_KEYS, staticValue, type MethodKey, type MethodTable, type TrieNode } from '../trie.js'
+import {
+  METHOD_KEYS,
+  staticValue,
+  type MethodKey,
+  type MethodTable,
+  type TrieNode,
+} from '../trie.js'
 import { BANNER, CodeWriter, emitStaticSwitch, lit, safeComment } from './code.js'
 import { emitChildren, RegexPool, usesPercentSearch, type WalkContext } from './walk.js'
 
@@ -26,7 +32,12 @@ export interface Shard {
  * Groups a host group's tables into shards, each method's part by first path segment. Static
  * paths of the methods in `inlined` are matched in index.mjs instead, so shards leave them out.
  */
-export function planShards(tables: readonly MethodTable[], filePrefix: string, taken: Set<string>, inlined: ReadonlySet<MethodKey>): Shard[] {
+export function planShards(
+  tables: readonly MethodTable[],
+  filePrefix: string,
+  taken: Set<string>,
+  inlined: ReadonlySet<MethodKey>,
+): Shard[] {
   const shards = new Map<string, Shard>()
   const shardFor = (kind: Shard['kind'], bucket: string): Shard => {
     const id = `${kind}:${bucket}`
@@ -46,7 +57,10 @@ export function planShards(tables: readonly MethodTable[], filePrefix: string, t
   for (const table of tables) {
     for (const [path, variant] of inlined.has(table.method) ? [] : table.statics) {
       const bucket = path === '/' ? null : path.slice(1).split('/')[0]!
-      partOf(bucket === null ? shardFor('root', '') : shardFor('bucket', bucket), table.method).statics.set(path, variant)
+      partOf(
+        bucket === null ? shardFor('root', '') : shardFor('bucket', bucket),
+        table.method,
+      ).statics.set(path, variant)
     }
     const dynamic: TrieNode[] = []
     for (const child of table.root.children) {
@@ -71,7 +85,10 @@ function sortShards(shards: Shard[]): Shard[] {
  * its host pattern's braces (`{account}.example.com.users`), legal in file names everywhere.
  */
 function uniqueFile(base: string, taken: Set<string>): string {
-  const safe = base.replace(/[^A-Za-z0-9._{}-]/g, '_').replace(/^\./, '_').slice(0, 80)
+  const safe = base
+    .replace(/[^A-Za-z0-9._{}-]/g, '_')
+    .replace(/^\./, '_')
+    .slice(0, 80)
   let name = safe
   for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${safe}~${n}`
   taken.add(name.toLowerCase())
@@ -100,21 +117,31 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
     return `HIT${id}`
   }
   const staticResult = (variant: Variant): string =>
-    result(variant, variant.absent.map((n) => `${lit(n)}: null`))
+    result(
+      variant,
+      variant.absent.map((n) => `${lit(n)}: null`),
+    )
   const signature = shard.kind === 'dynamic' ? '(path, hp)' : '(path, e1, hp)'
   const twin = anyTwin(shard)
   for (const method of METHOD_KEYS) {
     const part = shard.methods.get(method)
     if (!part) continue
     if (method === 'ANY' && twin !== null) {
-      body.line(`/** Any method ${describe(shard)}: only ${twin} routes live here, so it is the same walk. */`)
+      body.line(
+        `/** Any method ${describe(shard)}: only ${twin} routes live here, so it is the same walk. */`,
+      )
       body.line(`const ANY = ${twin}`)
       continue
     }
-    body.line(method === 'ANY' ? `/** Any method ${describe(shard)} (decides 404 or 405 on a miss). */` : `/** ${method} ${describe(shard)}. */`)
+    body.line(
+      method === 'ANY'
+        ? `/** Any method ${describe(shard)} (decides 404 or 405 on a miss). */`
+        : `/** ${method} ${describe(shard)}. */`,
+    )
     body.block(`function ${method}${signature} {`, () => {
       body.line('const len = path.length')
-      if (part.node && usesPercentSearch(part.node)) body.line("let P = -1 // first '%' in a hit's parameters (-1: none), searched once per hit")
+      if (part.node && usesPercentSearch(part.node))
+        body.line("let P = -1 // first '%' in a hit's parameters (-1: none), searched once per hit")
       emitStaticSwitch(body, part.statics, staticResult)
       if (part.node) {
         const ctx: WalkContext = { out: body, regexes, result }
@@ -135,7 +162,8 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
   }
   for (const id of [...routeIds].sort((a, b) => a - b)) {
     constants.push(`const R${id} = route(${id})`)
-    if (hits.has(id)) constants.push(`const HIT${id} = Object.freeze({ route: R${id}, params: EMPTY })`)
+    if (hits.has(id))
+      constants.push(`const HIT${id} = Object.freeze({ route: R${id}, params: EMPTY })`)
   }
   const code = new CodeWriter()
   const exported = METHOD_KEYS.filter((m) => shard.methods.has(m))
@@ -186,7 +214,9 @@ function anyTwin(shard: Shard): MethodKey | null {
 
 /** `/files/{p:.*}` also matches `/files`: at the bucket node itself the rest is empty. */
 function emitEmptyCatchAll(ctx: WalkContext, node: TrieNode): void {
-  const child = node.children.find((c) => c.segment?.kind === 'param' && c.segment.type === 'catchall' && c.segment.allowEmpty)
+  const child = node.children.find(
+    (c) => c.segment?.kind === 'param' && c.segment.type === 'catchall' && c.segment.allowEmpty,
+  )
   if (!child || node.terminal) return
   const name = (child.segment as { name: string }).name
   const v = child.terminal!

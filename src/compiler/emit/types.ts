@@ -56,9 +56,24 @@ export async function emitTypes(table: RouteTable): Promise<string> {
     ].map(([name, type]) => ({ name: name!, type: type!, isReadonly: true })),
   })
   file.addFunctions([
-    declareFunction('match', [['method', 'string'], ['path', 'string'], ['host?', 'string | null']], 'MatchResult'),
+    declareFunction(
+      'match',
+      [
+        ['method', 'string'],
+        ['path', 'string'],
+        ['host?', 'string | null'],
+      ],
+      'MatchResult',
+    ),
     {
-      ...declareFunction('urlFor', [['name', 'N'], ['...args', 'UrlArgs<N>']], 'string'),
+      ...declareFunction(
+        'urlFor',
+        [
+          ['name', 'N'],
+          ['...args', 'UrlArgs<N>'],
+        ],
+        'string',
+      ),
       typeParameters: [{ name: 'N', constraint: 'RouteName' }],
     },
     declareFunction('setBaseUrl', [['url', 'string']], 'void'),
@@ -69,7 +84,9 @@ export async function emitTypes(table: RouteTable): Promise<string> {
     isExported: true,
     hasDeclareKeyword: true,
     extends: 'Error',
-    properties: [{ name: 'code', type: "'FW_URL_UNKNOWN_ROUTE' | 'FW_URL_PARAM'", isReadonly: true }],
+    properties: [
+      { name: 'code', type: "'FW_URL_UNKNOWN_ROUTE' | 'FW_URL_PARAM'", isReadonly: true },
+    ],
   })
   file.addVariableStatement({
     isExported: true,
@@ -88,7 +105,8 @@ export async function emitTypes(table: RouteTable): Promise<string> {
     writer.writeLine('/** Parameters of every named route, by name. */')
     writer.write('export interface RouteParams').block(() => {
       for (const route of table.routes) {
-        if (route.record.name !== null) writer.writeLine(`${JSON.stringify(route.record.name)}: ${routeParams(route)};`)
+        if (route.record.name !== null)
+          writer.writeLine(`${JSON.stringify(route.record.name)}: ${routeParams(route)};`)
       }
     })
   })
@@ -101,7 +119,9 @@ function routeParams(route: AnalyzedRoute): string {
   )
   const fields = params.map((p) => {
     const type = p.type === 'int' ? 'number' : 'string | number'
-    return p.optional ? `${JSON.stringify(p.name)}?: ${type} | null` : `${JSON.stringify(p.name)}: ${type}`
+    return p.optional
+      ? `${JSON.stringify(p.name)}?: ${type} | null`
+      : `${JSON.stringify(p.name)}: ${type}`
   })
   return fields.length === 0 ? 'Record<string, never>' : `{ ${fields.join('; ')} }`
 }

@@ -75,10 +75,20 @@ export interface WalkContext {
 }
 
 /** Emits the tests of `node`'s children, the next segment starting at variable `j`. */
-export function emitChildren(ctx: WalkContext, node: TrieNode, j: string, depth: number, bindings: Binding[]): void {
+export function emitChildren(
+  ctx: WalkContext,
+  node: TrieNode,
+  j: string,
+  depth: number,
+  bindings: Binding[],
+): void {
   const statics = node.children.filter((c) => staticValue(c) !== null)
-  const params = node.children.filter((c) => c.segment?.kind === 'param' && c.segment.type !== 'catchall')
-  const catchAlls = node.children.filter((c) => c.segment?.kind === 'param' && c.segment.type === 'catchall')
+  const params = node.children.filter(
+    (c) => c.segment?.kind === 'param' && c.segment.type !== 'catchall',
+  )
+  const catchAlls = node.children.filter(
+    (c) => c.segment?.kind === 'param' && c.segment.type === 'catchall',
+  )
   emitStaticChildren(ctx, statics, j, depth, bindings)
   if (params.length === 1 && (params[0]!.segment as ParamSegment).type === 'int') {
     emitIntChild(ctx, params[0]!, j, depth, bindings)
@@ -100,7 +110,13 @@ export function emitChildren(ctx: WalkContext, node: TrieNode, j: string, depth:
   }
 }
 
-function emitStaticChildren(ctx: WalkContext, nodes: TrieNode[], j: string, depth: number, bindings: Binding[]): void {
+function emitStaticChildren(
+  ctx: WalkContext,
+  nodes: TrieNode[],
+  j: string,
+  depth: number,
+  bindings: Binding[],
+): void {
   // Few children: test each literal. Many: switch on the first character to skip most of them.
   if (nodes.length <= 4) {
     for (const node of nodes) emitStaticChild(ctx, node, j, depth, bindings)
@@ -121,11 +137,22 @@ function emitStaticChildren(ctx: WalkContext, nodes: TrieNode[], j: string, dept
   })
 }
 
-function emitStaticChild(ctx: WalkContext, node: TrieNode, j: string, depth: number, bindings: Binding[], firstChecked = false): void {
+function emitStaticChild(
+  ctx: WalkContext,
+  node: TrieNode,
+  j: string,
+  depth: number,
+  bindings: Binding[],
+  firstChecked = false,
+): void {
   // A chain of static nodes with one child each is tested as one literal ("git/refs").
   let literal = staticValue(node)!
   let last = node
-  while (last.terminal === null && last.children.length === 1 && staticValue(last.children[0]!) !== null) {
+  while (
+    last.terminal === null &&
+    last.children.length === 1 &&
+    staticValue(last.children[0]!) !== null
+  ) {
     last = last.children[0]!
     literal += '/' + staticValue(last)
   }
@@ -142,20 +169,36 @@ function emitStaticChild(ctx: WalkContext, node: TrieNode, j: string, depth: num
  * The only parameter child is an int: one digit loop finds where it ends and its value (no
  * indexOf for the '/', no second pass); 1-15 digits, then '/' or the end of the path.
  */
-function emitIntChild(ctx: WalkContext, node: TrieNode, j: string, depth: number, bindings: Binding[]): void {
+function emitIntChild(
+  ctx: WalkContext,
+  node: TrieNode,
+  j: string,
+  depth: number,
+  bindings: Binding[],
+): void {
   const e = `e${depth}`
   const v = `v${depth}`
   const binding: Binding = { segment: node.segment as ParamSegment, start: j, end: e, int: v }
   ctx.out.block('{', () => {
     ctx.out.line(`let ${e} = ${j}, ${v} = 0`)
-    ctx.out.line(`for (let c; ${e} < len && (c = path.charCodeAt(${e}) - 48) >= 0 && c <= 9; ${e}++) ${v} = ${v} * 10 + c`)
-    ctx.out.block(`if (${e} !== ${j} && ${e} - ${j} <= 15 && (${e} === len || path.charCodeAt(${e}) === 47)) {`, () =>
-      emitNodeBody(ctx, node, e, depth, [...bindings, binding]),
+    ctx.out.line(
+      `for (let c; ${e} < len && (c = path.charCodeAt(${e}) - 48) >= 0 && c <= 9; ${e}++) ${v} = ${v} * 10 + c`,
+    )
+    ctx.out.block(
+      `if (${e} !== ${j} && ${e} - ${j} <= 15 && (${e} === len || path.charCodeAt(${e}) === 47)) {`,
+      () => emitNodeBody(ctx, node, e, depth, [...bindings, binding]),
     )
   })
 }
 
-function emitParamChild(ctx: WalkContext, node: TrieNode, j: string, e: string, depth: number, bindings: Binding[]): void {
+function emitParamChild(
+  ctx: WalkContext,
+  node: TrieNode,
+  j: string,
+  e: string,
+  depth: number,
+  bindings: Binding[],
+): void {
   const segment = node.segment as ParamSegment
   const binding: Binding = { segment, start: j, end: e, int: null }
   const body = (): void => emitNodeBody(ctx, node, e, depth, [...bindings, binding])
@@ -182,13 +225,21 @@ function emitParamChild(ctx: WalkContext, node: TrieNode, j: string, e: string, 
 }
 
 /** After a node's segment matched, ending at `e`: the node's own route, or its children. */
-function emitNodeBody(ctx: WalkContext, node: TrieNode, e: string, depth: number, bindings: Binding[]): void {
+function emitNodeBody(
+  ctx: WalkContext,
+  node: TrieNode,
+  e: string,
+  depth: number,
+  bindings: Binding[],
+): void {
   const emptyCatchAll = node.children.find(
     (c) => c.segment?.kind === 'param' && c.segment.type === 'catchall' && c.segment.allowEmpty,
   )
   const atEnd = node.terminal ?? emptyCatchAll?.terminal
   if (atEnd) {
-    const extra = node.terminal ? [] : [{ segment: emptyCatchAll!.segment as ParamSegment, start: "''", end: "''", int: null }]
+    const extra = node.terminal
+      ? []
+      : [{ segment: emptyCatchAll!.segment as ParamSegment, start: "''", end: "''", int: null }]
     const hit = `return ${terminalResult(ctx, atEnd, [...bindings, ...extra])}`
     if (node.children.length === 0) {
       ctx.out.line(`if (${e} === len) ${hit}`)
@@ -244,7 +295,8 @@ function mayNeedDecoding(binding: Binding): boolean {
  * a conservative bound, as it cannot see empty catch-alls, so `P` may be declared and unused.
  */
 export function usesPercentSearch(node: TrieNode): boolean {
-  const decodable = node.terminal?.segments.filter((s) => s.kind === 'param' && mayHoldEscapes(s)).length ?? 0
+  const decodable =
+    node.terminal?.segments.filter((s) => s.kind === 'param' && mayHoldEscapes(s)).length ?? 0
   return decodable >= 2 || node.children.some(usesPercentSearch)
 }
 

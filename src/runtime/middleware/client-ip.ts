@@ -27,4 +27,5 @@ export function clientAddress(request: FwRequest): string {
 }
 
 /** Uses the request's own proxy trust (the kernel's `request.trustProxy`, TRUSTED_PROXIES by default). */
-export const clientIp: Middleware = (request, next) => next(request.withAttribute('client_ip', clientAddress(request)))
+export const clientIp: Middleware = (request, next) =>
+  next(request.withAttribute('client_ip', clientAddress(request)))

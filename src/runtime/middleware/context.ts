@@ -5,7 +5,14 @@
  * no guard, and a response answered synchronously stays synchronous. The separate middleware
  * (clientIp, requestId, trace, httpsRedirect) remain for apps that turn builtins off.
  */
-import { finishLater, type Entry, type Failed, type Finish, type Rescue, type Step } from '../pipeline.js'
+import {
+  finishLater,
+  type Entry,
+  type Failed,
+  type Finish,
+  type Rescue,
+  type Step,
+} from '../pipeline.js'
 import type { FwRequest } from '../request/request.js'
 import type { FwResponse } from '../response.js'
 import type { Middleware } from '../types.js'
@@ -40,21 +47,30 @@ export function withContext(inner: Step, rescue: Rescue, redirectToHttps: boolea
       id = requestIdFor(request)
       derived = inContext(request, id)
       // The redirect carries the request id too: a proxy's log line and ours stay joined up.
-      if (redirectToHttps && !request.isSecure()) return finish(toHttps(request).withHeader('x-request-id', id), request, context)
+      if (redirectToHttps && !request.isSecure())
+        return finish(toHttps(request).withHeader('x-request-id', id), request, context)
     } catch (error) {
       const rescued = rescue(error, derived ?? request)
       if (id === '') return finishLater(rescued, request, context, finish, failed)
       return finishWithId(rescued, id, request, context, finish, failed)
     }
     const response = inner(derived)
-    if (response instanceof Promise) return finishWithId(response, id, request, context, finish, failed)
+    if (response instanceof Promise)
+      return finishWithId(response, id, request, context, finish, failed)
     return finish(response.withHeader('x-request-id', id), request, context)
   }
 }
 
 // Apart from the entry, so that only a request answered later allocates the closures (and the
 // context they share).
-function finishWithId<C, T>(response: Promise<FwResponse>, id: string, request: FwRequest, context: C, finish: Finish<C, T>, failed: Failed<C, T>): Promise<T> {
+function finishWithId<C, T>(
+  response: Promise<FwResponse>,
+  id: string,
+  request: FwRequest,
+  context: C,
+  finish: Finish<C, T>,
+  failed: Failed<C, T>,
+): Promise<T> {
   return response.then(
     (answered) => finish(answered.withHeader('x-request-id', id), request, context),
     (error: unknown) => failed(error, request, context),
@@ -64,5 +80,7 @@ function finishWithId<C, T>(response: Promise<FwResponse>, id: string, request: 
 /** The same context as one middleware layer. */
 export const requestContext: Middleware = (request, next) => {
   const id = requestIdFor(request)
-  return next(inContext(request, id)).then((response: FwResponse) => response.withHeader('x-request-id', id))
+  return next(inContext(request, id)).then((response: FwResponse) =>
+    response.withHeader('x-request-id', id),
+  )
 }

@@ -9,7 +9,11 @@ import type { Middleware } from '../types.js'
 /** The 301 to the https form of `request`'s URL. */
 export function toHttps(request: FwRequest): FwResponse {
   const query = request.getQueryString()
-  return redirect(`https://${request.getHost()}${request.getPath()}${query ? `?${query}` : ''}`, 301)
+  return redirect(
+    `https://${request.getHost()}${request.getPath()}${query ? `?${query}` : ''}`,
+    301,
+  )
 }
 
-export const httpsRedirect: Middleware = (request, next) => (request.isSecure() ? next(request) : toHttps(request))
+export const httpsRedirect: Middleware = (request, next) =>
+  request.isSecure() ? next(request) : toHttps(request)

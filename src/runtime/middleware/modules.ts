@@ -5,7 +5,8 @@
 import type { MiddlewareRef } from '../../shared/route-record.js'
 import type { MiddlewareFactory } from '../types.js'
 
-const aliasName = (ref: MiddlewareRef): string | null => (typeof ref === 'string' ? ref.split(':')[0]! : null)
+const aliasName = (ref: MiddlewareRef): string | null =>
+  typeof ref === 'string' ? ref.split(':')[0]! : null
 
 /** Factories for the module aliases that `refs` use and `given` does not already implement. */
 export async function moduleFactories(

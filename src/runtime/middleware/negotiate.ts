@@ -22,7 +22,6 @@ export const DEFAULT_NEGOTIATION: NegotiationOptions = {
   locales: [],
 }
 
-
 /** `negotiate:en,fr` → the locales `en` and `fr`. */
 export function negotiateAlias(params: readonly string[]): Middleware {
   return negotiate({ ...DEFAULT_NEGOTIATION, locales: [...params] })

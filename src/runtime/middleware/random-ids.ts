@@ -25,7 +25,8 @@ export function idSource(width: number, format: (random: Buffer) => string): () 
   const refill = (): void => {
     randomFillSync(random)
     ids = format(random)
-    if (ids.length !== width * BATCH) throw new Error(`an id batch must be ${width * BATCH} characters`)
+    if (ids.length !== width * BATCH)
+      throw new Error(`an id batch must be ${width * BATCH} characters`)
     next = 0
   }
   return () => {

@@ -18,7 +18,11 @@ export function traceIdOf(header: string): string {
   if (found === null) return newTraceId()
   const [, version, traceId, parentId, more] = found
   // Version ff is invalid; version 00 has exactly four fields; all-zero ids are invalid.
-  const valid = version !== 'ff' && (version !== '00' || more === undefined) && !/^0+$/.test(traceId!) && !/^0+$/.test(parentId!)
+  const valid =
+    version !== 'ff' &&
+    (version !== '00' || more === undefined) &&
+    !/^0+$/.test(traceId!) &&
+    !/^0+$/.test(parentId!)
   return valid ? traceId! : newTraceId()
 }
 

@@ -32,7 +32,10 @@ export class BodySlot {
   #uploads: readonly UploadedFile[] = []
   #base: BodySlot | null = null
 
-  private constructor(data: BodyData | null, loader: ((accept: (data: BodyData) => void) => Promise<void>) | null) {
+  private constructor(
+    data: BodyData | null,
+    loader: ((accept: (data: BodyData) => void) => Promise<void>) | null,
+  ) {
     this.#data = data
     this.#loader = loader
   }
@@ -138,7 +141,9 @@ function loadWire(wire: WireBody, accept: (data: BodyData) => void): Promise<voi
     return Promise.resolve()
   }
   if (decoded) return loadDecoded(origin, kind, wire).then(accept)
-  return readPlain(origin, wire.limits.body, (raw) => accept(parsed(contentBody(raw, kind, wire.limits))))
+  return readPlain(origin, wire.limits.body, (raw) =>
+    accept(parsed(contentBody(raw, kind, wire.limits))),
+  )
 }
 
 // Parse now: a malformed body is the loader's 400, not the handler's surprise.

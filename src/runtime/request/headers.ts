@@ -113,7 +113,10 @@ class RawHeaders implements ReadonlyMap<string, HeaderEntry> {
     return this.#all().size
   }
 
-  forEach(callback: (value: HeaderEntry, key: string, map: ReadonlyMap<string, HeaderEntry>) => void, thisArg?: unknown): void {
+  forEach(
+    callback: (value: HeaderEntry, key: string, map: ReadonlyMap<string, HeaderEntry>) => void,
+    thisArg?: unknown,
+  ): void {
     this.#all().forEach((value, key) => callback.call(thisArg, value, key, this))
   }
 

@@ -63,7 +63,11 @@ export function openBody(origin: Readable, contentEncoding: string | undefined):
  * settles. The rules are `openBody` + `readAll`'s: past `limit` bytes a 413 and the rest drained
  * (the keep-alive connection stays usable); the client leaving first a 400; a stream error a 400.
  */
-export function readPlain(origin: Readable, limit: number, use: (body: Buffer) => void): Promise<void> {
+export function readPlain(
+  origin: Readable,
+  limit: number,
+  use: (body: Buffer) => void,
+): Promise<void> {
   if (origin.readableEnded) throw new Error('The request body was already read elsewhere')
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []

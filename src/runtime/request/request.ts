@@ -73,7 +73,11 @@ export class FwRequest {
   readonly #attributes: Attribute | null
   readonly #cache: Cache
 
-  private constructor(state: RequestState, attributes: Attribute | null = null, cache: Cache = { trusted: null, scheme: null, authority: null }) {
+  private constructor(
+    state: RequestState,
+    attributes: Attribute | null = null,
+    cache: Cache = { trusted: null, scheme: null, authority: null },
+  ) {
     this.#s = state
     this.#attributes = attributes
     this.#cache = cache
@@ -83,7 +87,11 @@ export class FwRequest {
    * From a node:http request. Reads nothing yet: call `loadBody()` before body accessors.
    * `beforeBody` runs once, just before the body is read (createListener sends "100 Continue" there).
    */
-  static fromNode(req: IncomingMessage, options?: RequestOptions, beforeBody?: () => void): FwRequest {
+  static fromNode(
+    req: IncomingMessage,
+    options?: RequestOptions,
+    beforeBody?: () => void,
+  ): FwRequest {
     return new FwRequest(nodeState(req, resolveOptions(options), beforeBody))
   }
 
@@ -174,7 +182,11 @@ export class FwRequest {
   }
 
   getScheme(): 'http' | 'https' {
-    return (this.#cache.scheme ??= uri.resolveScheme(this.#s.headers, this.#s.peer, this.isFromTrustedProxy()))
+    return (this.#cache.scheme ??= uri.resolveScheme(
+      this.#s.headers,
+      this.#s.peer,
+      this.isFromTrustedProxy(),
+    ))
   }
 
   isSecure(): boolean {
@@ -229,7 +241,12 @@ export class FwRequest {
   }
 
   #authority(): uri.Authority {
-    return (this.#cache.authority ??= uri.resolveAuthority(this.#s.headers, this.#s.peer, this.isFromTrustedProxy(), this.#s.target))
+    return (this.#cache.authority ??= uri.resolveAuthority(
+      this.#s.headers,
+      this.#s.peer,
+      this.isFromTrustedProxy(),
+      this.#s.target,
+    ))
   }
 
   // --- Query, cookies, server, attributes ----------------------------------------------------
@@ -387,7 +404,10 @@ export class FwRequest {
    * @example
    * request.withAttributes({ tenant: 'acme' }, { agent: (r) => r.getHeaderLine('user-agent').toLowerCase() })
    */
-  withAttributes(attributes: Readonly<Record<string, unknown>>, computed?: Readonly<Record<string, (request: FwRequest) => unknown>>): FwRequest {
+  withAttributes(
+    attributes: Readonly<Record<string, unknown>>,
+    computed?: Readonly<Record<string, (request: FwRequest) => unknown>>,
+  ): FwRequest {
     let chain = this.#attributes
     for (const name in attributes) chain = new Attribute(name, attributes[name], false, chain)
     if (computed !== undefined) {
@@ -397,7 +417,11 @@ export class FwRequest {
   }
 
   withoutAttribute(name: string): FwRequest {
-    return new FwRequest(this.#s, new Attribute(name, undefined, true, this.#attributes), this.#cache)
+    return new FwRequest(
+      this.#s,
+      new Attribute(name, undefined, true, this.#attributes),
+      this.#cache,
+    )
   }
 
   /** A copy with other state: the attributes carry over, parsed caches do not. */

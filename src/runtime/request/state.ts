@@ -68,7 +68,11 @@ const NO_BODY = BodySlot.loaded(emptyBody())
  * `beforeBody` runs once, when the body is about to be read (a server answering "Expect:
  * 100-continue" itself sends the 100 there, so requests refused before that never upload).
  */
-export function nodeState(req: IncomingMessage, options: ResolvedOptions, beforeBody?: () => void): RequestState {
+export function nodeState(
+  req: IncomingMessage,
+  options: ResolvedOptions,
+  beforeBody?: () => void,
+): RequestState {
   const peer = new SocketPeer(req.socket)
   const headers = headersFromNode(req)
   // Node's parser gives the method uppercase (no copy then); other callers may not.
@@ -82,7 +86,8 @@ export function nodeState(req: IncomingMessage, options: ResolvedOptions, before
     headers,
     peer,
     options,
-    server: () => serverParams({ method, target, headers, peer, protocol: `HTTP/${req.httpVersion}`, time }),
+    server: () =>
+      serverParams({ method, target, headers, peer, protocol: `HTTP/${req.httpVersion}`, time }),
     // Most requests carry no body: their slot is loaded (empty) from the start, so loadBody()
     // and cleanup() cost nothing on them.
     body: nodeBody(req, method, headers, options, beforeBody),
@@ -101,7 +106,11 @@ function nodeBody(
   // for every kind of request (a web Request without a body gets there too); a node request only
   // has to skip the loaded empty slot. GET and HEAD, most of the traffic, carry no form: they
   // skip the Content-Type look-up (hot path).
-  if (method !== 'GET' && method !== 'HEAD' && bodyKind(firstOf(headers, 'content-type')) === 'multipart') {
+  if (
+    method !== 'GET' &&
+    method !== 'HEAD' &&
+    bodyKind(firstOf(headers, 'content-type')) === 'multipart'
+  ) {
     return wireSlot(headers, options, () => null)
   }
   return NO_BODY

@@ -12,7 +12,14 @@ import { currentRequest, Kernel, type ServiceProvider } from '../../../src/runti
 import { silentLogger } from '../../../src/runtime/logger.js'
 import type { FwRequest } from '../../../src/runtime/request/request.js'
 import type { Middleware } from '../../../src/runtime/types.js'
-import { bootKernel, buildCacheFor, call, cleanupTempDirs, jsonOf, type Register } from './support.js'
+import {
+  bootKernel,
+  buildCacheFor,
+  call,
+  cleanupTempDirs,
+  jsonOf,
+  type Register,
+} from './support.js'
 
 afterAll(cleanupTempDirs)
 
@@ -24,28 +31,45 @@ describe('the route cache', () => {
       r.get('/posts', () => [])
     }
     const dir = await buildCacheFor(built)
-    await expect(Kernel.boot({ routeCache: dir, register: changed, log: silentLogger, signingKeys: ['k'] })).rejects.toMatchObject({ code: 'FW_CACHE_STALE' })
+    await expect(
+      Kernel.boot({ routeCache: dir, register: changed, log: silentLogger, signingKeys: ['k'] }),
+    ).rejects.toMatchObject({ code: 'FW_CACHE_STALE' })
   })
 
   it('treats a renamed route or changed middleware as stale too', async () => {
     const dir = await buildCacheFor((r) => r.get('/users', () => [], 'users.index'))
     const renamed: Register = (r) => r.get('/users', () => [], 'users.list')
-    const guarded: Register = (r) => r.get('/users', () => [], { name: 'users.index', middleware: ['negotiate'] })
+    const guarded: Register = (r) =>
+      r.get('/users', () => [], { name: 'users.index', middleware: ['negotiate'] })
     for (const register of [renamed, guarded]) {
-      await expect(Kernel.boot({ routeCache: dir, register, log: silentLogger, signingKeys: ['k'] })).rejects.toMatchObject({ code: 'FW_CACHE_STALE' })
+      await expect(
+        Kernel.boot({ routeCache: dir, register, log: silentLogger, signingKeys: ['k'] }),
+      ).rejects.toMatchObject({ code: 'FW_CACHE_STALE' })
     }
   })
 
   it('boots when only the handlers differ (they are looked up by route id)', async () => {
     const dir = await buildCacheFor((r) => r.get('/users', () => ['old']))
-    const kernel = await Kernel.boot({ routeCache: dir, register: (r) => r.get('/users', () => ['new']), log: silentLogger, signingKeys: ['k'] })
+    const kernel = await Kernel.boot({
+      routeCache: dir,
+      register: (r) => r.get('/users', () => ['new']),
+      log: silentLogger,
+      signingKeys: ['k'],
+    })
     expect(await jsonOf(await call(kernel, '/users'))).toEqual(['new'])
   })
 
   it('fails with FW_CACHE_MISSING when the directory holds no cache', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'fw-kernel-empty-'))
     try {
-      await expect(Kernel.boot({ routeCache: empty, register: (r) => r.get('/', () => 'x'), log: silentLogger, signingKeys: ['k'] })).rejects.toMatchObject({ code: 'FW_CACHE_MISSING' })
+      await expect(
+        Kernel.boot({
+          routeCache: empty,
+          register: (r) => r.get('/', () => 'x'),
+          log: silentLogger,
+          signingKeys: ['k'],
+        }),
+      ).rejects.toMatchObject({ code: 'FW_CACHE_MISSING' })
     } finally {
       rmSync(empty, { recursive: true, force: true })
     }
@@ -67,17 +91,27 @@ describe('service providers', () => {
         events.push(`${name}.boot`)
       },
     })
-    const kernel = await bootKernel((r) => r.get('/', () => 'ok'), { serviceProviders: [provider('a'), provider('b'), { register: () => void events.push('c.register') }] })
+    const kernel = await bootKernel((r) => r.get('/', () => 'ok'), {
+      serviceProviders: [
+        provider('a'),
+        provider('b'),
+        { register: () => void events.push('c.register') },
+      ],
+    })
     expect(events).toEqual(['a.register', 'b.register', 'c.register', 'a.boot', 'b.boot'])
     expect(kernels).toHaveLength(4)
     for (const k of kernels) expect(k).toBe(kernel)
   })
 
   it('lets a provider register services and tagged middleware that the routes then use', async () => {
-    const stamp: Middleware = async (request, next) => (await next(request)).withHeader('x-provided', 'yes')
+    const stamp: Middleware = async (request, next) =>
+      (await next(request)).withHeader('x-provided', 'yes')
     const provider: ServiceProvider = {
       register(kernel) {
-        kernel.container.set('greeting', 'hello from a provider').set('stamp', stamp).tag('global', 'stamp')
+        kernel.container
+          .set('greeting', 'hello from a provider')
+          .set('stamp', stamp)
+          .tag('global', 'stamp')
       },
     }
     const kernel = await bootKernel((r) => r.get('/', () => ({ greeting: 'unused' })), {
@@ -96,7 +130,9 @@ describe('service providers', () => {
         throw new Error('no database')
       },
     }
-    await expect(bootKernel((r) => r.get('/', () => 'ok'), { serviceProviders: [provider] })).rejects.toThrow('no database')
+    await expect(
+      bootKernel((r) => r.get('/', () => 'ok'), { serviceProviders: [provider] }),
+    ).rejects.toThrow('no database')
   })
 })
 
@@ -111,7 +147,10 @@ describe('the request scope', () => {
 
   it('with requestScopeEnabled, currentRequest() is the request being handled, even with concurrent requests', async () => {
     const kernel = await bootKernel(register, { requestScopeEnabled: true })
-    const [first, second] = await Promise.all([call(kernel, '/scoped/1'), call(kernel, '/scoped/2')])
+    const [first, second] = await Promise.all([
+      call(kernel, '/scoped/1'),
+      call(kernel, '/scoped/2'),
+    ])
     expect(await jsonOf(first!)).toEqual({ same: true, path: '/scoped/1' })
     expect(await jsonOf(second!)).toEqual({ same: true, path: '/scoped/2' })
     expect(currentRequest()).toBeUndefined()
@@ -154,40 +193,65 @@ describe('built-in middleware switch', () => {
 
   it('with builtins: false leaves out client_ip, request_id, trace and the X-Request-Id header', async () => {
     const kernel = await bootKernel(register, { builtins: false })
-    const response = await call(kernel, { uri: '/attributes', headers: { 'x-request-id': 'given' } })
+    const response = await call(kernel, {
+      uri: '/attributes',
+      headers: { 'x-request-id': 'given' },
+    })
     expect(await jsonOf(response)).toEqual({ client_ip: null, request_id: null, trace_id: null })
     expect(response.header('x-request-id')).toBeUndefined()
   })
 })
 
 describe('HTTPS in production', () => {
-  const register: Register = (r) => r.get('/account/settings', (request: FwRequest) => ({ secure: request.isSecure() }), 'settings')
+  const register: Register = (r) =>
+    r.get('/account/settings', (request: FwRequest) => ({ secure: request.isSecure() }), 'settings')
   const production = () => bootKernel(register, { env: 'production', signingKeys: ['prod-key'] })
 
   it('redirects a non-secure request with 301 to the https form of the same host, path and query', async () => {
     const kernel = await production()
-    const response = await call(kernel, { uri: '/account/settings?tab=security&x=1', headers: { host: 'shop.example.com' } })
+    const response = await call(kernel, {
+      uri: '/account/settings?tab=security&x=1',
+      headers: { host: 'shop.example.com' },
+    })
     expect(response.status).toBe(301)
-    expect(response.header('location')).toBe('https://shop.example.com/account/settings?tab=security&x=1')
-    const bare = await call(kernel, { uri: '/account/settings', headers: { host: 'shop.example.com' } })
+    expect(response.header('location')).toBe(
+      'https://shop.example.com/account/settings?tab=security&x=1',
+    )
+    const bare = await call(kernel, {
+      uri: '/account/settings',
+      headers: { host: 'shop.example.com' },
+    })
     expect(bare.header('location')).toBe('https://shop.example.com/account/settings')
   })
 
   it('echoes the request id on the redirect, and answers a Host it cannot redirect to with 400', async () => {
     const kernel = await production()
-    const moved = await call(kernel, { uri: '/account/settings', headers: { host: 'shop.example.com', 'x-request-id': 'lb-1234' } })
+    const moved = await call(kernel, {
+      uri: '/account/settings',
+      headers: { host: 'shop.example.com', 'x-request-id': 'lb-1234' },
+    })
     expect(moved.status).toBe(301)
     expect(moved.header('x-request-id')).toBe('lb-1234')
-    const bad = await call(kernel, { uri: '/account/settings', headers: { host: 'shop.example.com:nope', 'x-request-id': 'lb-5678' } })
+    const bad = await call(kernel, {
+      uri: '/account/settings',
+      headers: { host: 'shop.example.com:nope', 'x-request-id': 'lb-5678' },
+    })
     expect(bad.status).toBe(400)
     expect(bad.header('location')).toBeUndefined()
     expect(bad.header('x-request-id')).toBe('lb-5678')
-    expect(await jsonOf(bad)).toEqual({ error: 'Invalid Host header', code: 400, request_id: 'lb-5678' })
+    expect(await jsonOf(bad)).toEqual({
+      error: 'Invalid Host header',
+      code: 400,
+      request_id: 'lb-5678',
+    })
   })
 
   it('passes a request a trusted (loopback) proxy marks as https with X-Forwarded-Proto', async () => {
     const kernel = await production()
-    const response = await call(kernel, { uri: '/account/settings', headers: { host: 'shop.example.com', 'x-forwarded-proto': 'https' } })
+    const response = await call(kernel, {
+      uri: '/account/settings',
+      headers: { host: 'shop.example.com', 'x-forwarded-proto': 'https' },
+    })
     expect(response.status).toBe(200)
     expect(await jsonOf(response)).toEqual({ secure: true })
   })
@@ -204,7 +268,9 @@ describe('HTTPS in production', () => {
 
   it('passes a request that arrived over TLS', async () => {
     const kernel = await production()
-    expect((await call(kernel, { uri: 'https://shop.example.com/account/settings' })).status).toBe(200)
+    expect((await call(kernel, { uri: 'https://shop.example.com/account/settings' })).status).toBe(
+      200,
+    )
   })
 
   it('does not redirect outside production', async () => {
@@ -219,7 +285,12 @@ describe('HTTPS in production', () => {
     try {
       const dir = await buildCacheFor(register)
       const signing = async (): Promise<unknown> => {
-        const kernel = await Kernel.boot({ routeCache: dir, register, log: silentLogger, env: 'production' })
+        const kernel = await Kernel.boot({
+          routeCache: dir,
+          register,
+          log: silentLogger,
+          env: 'production',
+        })
         return kernel.signer.signedUrlFor('settings')
       }
       await expect(signing()).rejects.toThrow(/URL_SIGNING_KEYS/)

@@ -17,13 +17,21 @@ const routes: Register = (r) => {
     request_id: request.getAttribute('request_id'),
     trace_id: request.getAttribute('trace.trace_id'),
   }))
-  r.get('/negotiate', (request: FwRequest) => ({
-    type: request.getAttribute('negotiated.type'),
-    charset: request.getAttribute('negotiated.charset'),
-    locale: request.getAttribute('locale'),
-  }), { middleware: ['negotiate'] })
-  r.get('/negotiate-listed', (request: FwRequest) => ({ locale: request.getAttribute('locale') }), { middleware: ['negotiate:en,fr'] })
-  r.get('/plain', (request: FwRequest) => ({ type: request.getAttribute('negotiated.type', 'unset') }))
+  r.get(
+    '/negotiate',
+    (request: FwRequest) => ({
+      type: request.getAttribute('negotiated.type'),
+      charset: request.getAttribute('negotiated.charset'),
+      locale: request.getAttribute('locale'),
+    }),
+    { middleware: ['negotiate'] },
+  )
+  r.get('/negotiate-listed', (request: FwRequest) => ({ locale: request.getAttribute('locale') }), {
+    middleware: ['negotiate:en,fr'],
+  })
+  r.get('/plain', (request: FwRequest) => ({
+    type: request.getAttribute('negotiated.type', 'unset'),
+  }))
 }
 
 let kernel: Kernel
@@ -34,7 +42,9 @@ beforeAll(async () => {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
-async function attributes(init: Parameters<typeof call>[1]): Promise<{ body: any; requestIdHeader: string | undefined }> {
+async function attributes(
+  init: Parameters<typeof call>[1],
+): Promise<{ body: any; requestIdHeader: string | undefined }> {
   const response = await call(kernel, init)
   return { body: await jsonOf(response), requestIdHeader: response.header('x-request-id') }
 }
@@ -42,7 +52,10 @@ async function attributes(init: Parameters<typeof call>[1]): Promise<{ body: any
 describe('request id', () => {
   it('keeps a well-formed incoming X-Request-Id and echoes it', async () => {
     for (const id of ['abc-123', 'req_1.2:3', 'x'.repeat(128)]) {
-      const { body, requestIdHeader } = await attributes({ uri: '/attributes', headers: { 'x-request-id': id } })
+      const { body, requestIdHeader } = await attributes({
+        uri: '/attributes',
+        headers: { 'x-request-id': id },
+      })
       expect(body.request_id).toBe(id)
       expect(requestIdHeader).toBe(id)
     }
@@ -50,7 +63,13 @@ describe('request id', () => {
 
   it('replaces a missing, too long or unsafe id with a fresh UUID, and echoes that', async () => {
     const seen = new Set<string>()
-    for (const headers of [{}, { 'x-request-id': 'x'.repeat(129) }, { 'x-request-id': 'has space' }, { 'x-request-id': '<script>' }, { 'x-request-id': '' }]) {
+    for (const headers of [
+      {},
+      { 'x-request-id': 'x'.repeat(129) },
+      { 'x-request-id': 'has space' },
+      { 'x-request-id': '<script>' },
+      { 'x-request-id': '' },
+    ]) {
       const { body, requestIdHeader } = await attributes({ uri: '/attributes', headers })
       expect(body.request_id).toMatch(UUID)
       expect(requestIdHeader).toBe(body.request_id)
@@ -61,7 +80,8 @@ describe('request id', () => {
 
   it('generates version 4 UUIDs that do not repeat, across batches', () => {
     const ids = Array.from({ length: 2000 }, () => newRequestId())
-    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    for (const id of ids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     expect(new Set(ids).size).toBe(ids.length)
   })
 
@@ -87,12 +107,18 @@ describe('trace id', () => {
   const traceId = '4bf92f3577b34da6a3ce929d0e0e4736'
 
   it('takes the trace id of a valid traceparent', async () => {
-    const { body } = await attributes({ uri: '/attributes', headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } })
+    const { body } = await attributes({
+      uri: '/attributes',
+      headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    })
     expect(body.trace_id).toBe(traceId)
   })
 
   it('reads a later version of traceparent by version 00 rules, fields it appends included', async () => {
-    for (const traceparent of [`01-${traceId}-00f067aa0ba902b7-01`, `cc-${traceId}-00f067aa0ba902b7-09-what-comes-next`]) {
+    for (const traceparent of [
+      `01-${traceId}-00f067aa0ba902b7-01`,
+      `cc-${traceId}-00f067aa0ba902b7-09-what-comes-next`,
+    ]) {
       const { body } = await attributes({ uri: '/attributes', headers: { traceparent } })
       expect(body.trace_id).toBe(traceId)
     }
@@ -112,7 +138,10 @@ describe('trace id', () => {
     ]
     const seen = new Set<string>()
     for (const traceparent of bad) {
-      const { body } = await attributes({ uri: '/attributes', headers: traceparent ? { traceparent } : {} })
+      const { body } = await attributes({
+        uri: '/attributes',
+        headers: traceparent ? { traceparent } : {},
+      })
       expect(body.trace_id).toMatch(/^[0-9a-f]{32}$/)
       expect(body.trace_id).not.toBe(traceId)
       expect(body.trace_id).not.toBe('0'.repeat(32))
@@ -124,36 +153,65 @@ describe('trace id', () => {
 
 describe('client ip', () => {
   it('uses the socket peer when there is no X-Forwarded-For', async () => {
-    const { body } = await attributes({ uri: '/attributes', server: { REMOTE_ADDR: '203.0.113.5' } })
+    const { body } = await attributes({
+      uri: '/attributes',
+      server: { REMOTE_ADDR: '203.0.113.5' },
+    })
     expect(body.client_ip).toBe('203.0.113.5')
   })
 
   it('ignores X-Forwarded-For from an untrusted peer', async () => {
-    const { body } = await attributes({ uri: '/attributes', headers: { 'x-forwarded-for': '198.51.100.7' }, server: { REMOTE_ADDR: '203.0.113.5' } })
+    const { body } = await attributes({
+      uri: '/attributes',
+      headers: { 'x-forwarded-for': '198.51.100.7' },
+      server: { REMOTE_ADDR: '203.0.113.5' },
+    })
     expect(body.client_ip).toBe('203.0.113.5')
   })
 
   it('honours X-Forwarded-For from a trusted (loopback) peer, read right to left through trusted hops only', async () => {
-    const direct = await attributes({ uri: '/attributes', headers: { 'x-forwarded-for': '198.51.100.7' }, server: { REMOTE_ADDR: '127.0.0.1' } })
+    const direct = await attributes({
+      uri: '/attributes',
+      headers: { 'x-forwarded-for': '198.51.100.7' },
+      server: { REMOTE_ADDR: '127.0.0.1' },
+    })
     expect(direct.body.client_ip).toBe('198.51.100.7')
-    const chain = await attributes({ uri: '/attributes', headers: { 'x-forwarded-for': '198.51.100.7, 127.0.0.1' } })
+    const chain = await attributes({
+      uri: '/attributes',
+      headers: { 'x-forwarded-for': '198.51.100.7, 127.0.0.1' },
+    })
     expect(chain.body.client_ip).toBe('198.51.100.7')
     // 10.0.0.1 is not a trusted proxy: what it claims (the spoofable left part) is not believed.
-    const spoofed = await attributes({ uri: '/attributes', headers: { 'x-forwarded-for': '6.6.6.6, 10.0.0.1' } })
+    const spoofed = await attributes({
+      uri: '/attributes',
+      headers: { 'x-forwarded-for': '6.6.6.6, 10.0.0.1' },
+    })
     expect(spoofed.body.client_ip).toBe('10.0.0.1')
   })
 
   it('never takes an X-Forwarded-For entry that is not an IP address as the client', async () => {
-    const garbage = await attributes({ uri: '/attributes', headers: { 'x-forwarded-for': '<script>' }, server: { REMOTE_ADDR: '127.0.0.1' } })
+    const garbage = await attributes({
+      uri: '/attributes',
+      headers: { 'x-forwarded-for': '<script>' },
+      server: { REMOTE_ADDR: '127.0.0.1' },
+    })
     expect(garbage.body.client_ip).toBe('127.0.0.1')
-    const behindHop = await attributes({ uri: '/attributes', headers: { 'x-forwarded-for': 'unknown, 127.0.0.2' }, server: { REMOTE_ADDR: '127.0.0.1' } })
+    const behindHop = await attributes({
+      uri: '/attributes',
+      headers: { 'x-forwarded-for': 'unknown, 127.0.0.2' },
+      server: { REMOTE_ADDR: '127.0.0.1' },
+    })
     expect(behindHop.body.client_ip).toBe('127.0.0.2')
   })
 
   it('writes an IPv4-mapped IPv6 peer or forwarded address as plain IPv4', async () => {
     const peer = await attributes({ uri: '/attributes', server: { REMOTE_ADDR: '::ffff:1.2.3.4' } })
     expect(peer.body.client_ip).toBe('1.2.3.4')
-    const forwarded = await attributes({ uri: '/attributes', headers: { 'x-forwarded-for': '::ffff:5.6.7.8' }, server: { REMOTE_ADDR: '::ffff:127.0.0.1' } })
+    const forwarded = await attributes({
+      uri: '/attributes',
+      headers: { 'x-forwarded-for': '::ffff:5.6.7.8' },
+      server: { REMOTE_ADDR: '::ffff:127.0.0.1' },
+    })
     expect(forwarded.body.client_ip).toBe('5.6.7.8')
   })
 
@@ -161,7 +219,9 @@ describe('client ip', () => {
     const strict = await bootKernel(routes, { request: { trustProxy: () => false } })
     const server = await serve(strict)
     try {
-      const reply = await server.send('GET', '/attributes', { headers: { 'x-forwarded-for': '198.51.100.7' } })
+      const reply = await server.send('GET', '/attributes', {
+        headers: { 'x-forwarded-for': '198.51.100.7' },
+      })
       expect(JSON.parse(reply.text).client_ip).toBe('127.0.0.1')
     } finally {
       await server.close()
@@ -173,23 +233,44 @@ describe('negotiate', () => {
   it('sets type, charset and locale from Accept, Accept-Charset and Accept-Language', async () => {
     const response = await call(kernel, {
       uri: '/negotiate',
-      headers: { accept: 'text/plain;q=0.9, text/html;q=0.1', 'accept-charset': 'iso-8859-1, utf-8;q=0.5', 'accept-language': 'en-GB, fr;q=0.5' },
+      headers: {
+        accept: 'text/plain;q=0.9, text/html;q=0.1',
+        'accept-charset': 'iso-8859-1, utf-8;q=0.5',
+        'accept-language': 'en-GB, fr;q=0.5',
+      },
     })
-    expect(await jsonOf(response)).toEqual({ type: 'text/plain', charset: 'iso-8859-1', locale: 'en-GB' })
+    expect(await jsonOf(response)).toEqual({
+      type: 'text/plain',
+      charset: 'iso-8859-1',
+      locale: 'en-GB',
+    })
   })
 
   it('defaults to JSON, utf-8 and the locale en without the headers', async () => {
-    expect(await jsonOf(await call(kernel, '/negotiate'))).toEqual({ type: 'application/json', charset: 'utf-8', locale: 'en' })
+    expect(await jsonOf(await call(kernel, '/negotiate'))).toEqual({
+      type: 'application/json',
+      charset: 'utf-8',
+      locale: 'en',
+    })
   })
 
   it('gives a null type when nothing offered is acceptable', async () => {
-    const response = await call(kernel, { uri: '/negotiate', headers: { accept: 'image/png', 'accept-language': 'de' } })
+    const response = await call(kernel, {
+      uri: '/negotiate',
+      headers: { accept: 'image/png', 'accept-language': 'de' },
+    })
     expect(await jsonOf(response)).toMatchObject({ type: null, locale: 'de' })
   })
 
   /** The `locale` the route at `uri` answers for an Accept-Language header. */
-  const localeAt = (uri: string) => async (header: string): Promise<unknown> =>
-    ((await jsonOf(await call(kernel, { uri, headers: { 'accept-language': header } }))) as { locale: unknown }).locale
+  const localeAt =
+    (uri: string) =>
+    async (header: string): Promise<unknown> =>
+      (
+        (await jsonOf(await call(kernel, { uri, headers: { 'accept-language': header } }))) as {
+          locale: unknown
+        }
+      ).locale
 
   it('skips language tags that are not well-formed, and * (the header is hostile)', async () => {
     const locale = localeAt('/negotiate')

@@ -16,7 +16,10 @@ beforeAll(async () => {
   const kernel = await bootKernel((r) => {
     r.get('/hello', () => ({ hello: 'world' }))
   })
-  server = createServer({ maxHeaderSize: 4096 }, createListener(() => kernel))
+  server = createServer(
+    { maxHeaderSize: 4096 },
+    createListener(() => kernel),
+  )
   server.on('clientError', answerClientError)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   port = (server.address() as AddressInfo).port
@@ -32,13 +35,22 @@ afterAll(async () => {
 function parse(raw: string): { status: string; headers: Record<string, string>; body: string } {
   const [head, body = ''] = raw.split('\r\n\r\n')
   const [status, ...lines] = head!.split('\r\n')
-  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]))
+  const headers = Object.fromEntries(
+    lines.map((l) => [
+      l.slice(0, l.indexOf(':')).toLowerCase(),
+      l.slice(l.indexOf(':') + 1).trim(),
+    ]),
+  )
   return { status: status!, headers, body }
 }
 
 describe('answerClientError', () => {
   it('answers headers over the size limit with 431 JSON and closes the connection', async () => {
-    const raw = await rawExchange(port, ['GET /hello HTTP/1.1', 'Host: localhost', `X-Big: ${'a'.repeat(8000)}`])
+    const raw = await rawExchange(port, [
+      'GET /hello HTTP/1.1',
+      'Host: localhost',
+      `X-Big: ${'a'.repeat(8000)}`,
+    ])
     const answer = parse(raw)
     expect(answer.status).toBe('HTTP/1.1 431 Request Header Fields Too Large')
     expect(answer.headers['content-type']).toBe('application/json; charset=utf-8')
@@ -47,7 +59,9 @@ describe('answerClientError', () => {
   })
 
   it('answers a malformed request with 400 JSON', async () => {
-    const answer = parse(await rawExchange(port, ['GET /hello HTTP/1.1', 'Host: localhost', 'no colon here']))
+    const answer = parse(
+      await rawExchange(port, ['GET /hello HTTP/1.1', 'Host: localhost', 'no colon here']),
+    )
     expect(answer.status).toBe('HTTP/1.1 400 Bad Request')
     expect(JSON.parse(answer.body)).toEqual({ error: 'Bad Request', code: 400 })
   })
@@ -55,7 +69,9 @@ describe('answerClientError', () => {
   it('leaves the answer to a good request intact when garbage follows it, and keeps serving', async () => {
     const raw = await rawExchange(port, ['GET /hello HTTP/1.1', 'Host: localhost', '', 'GARBAGE'])
     expect(raw).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n\{"hello":"world"\}$/)
-    const ok = parse(await rawExchange(port, ['GET /hello HTTP/1.1', 'Host: localhost', 'Connection: close']))
+    const ok = parse(
+      await rawExchange(port, ['GET /hello HTTP/1.1', 'Host: localhost', 'Connection: close']),
+    )
     expect(ok.status).toBe('HTTP/1.1 200 OK')
   })
 })

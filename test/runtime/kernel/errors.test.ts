@@ -11,7 +11,16 @@ import type { Kernel } from '../../../src/runtime/kernel.js'
 import { create, json, redirect } from '../../../src/runtime/response.js'
 import type { Middleware } from '../../../src/runtime/types.js'
 import { rawExchange } from '../../support/raw-http.js'
-import { bootKernel, call, captureLogger, cleanupTempDirs, jsonOf, serve, textOf, type Register } from './support.js'
+import {
+  bootKernel,
+  call,
+  captureLogger,
+  cleanupTempDirs,
+  jsonOf,
+  serve,
+  textOf,
+  type Register,
+} from './support.js'
 
 afterAll(cleanupTempDirs)
 
@@ -31,7 +40,9 @@ const routes: Register = (r) => {
     throw new HttpError(401, { headers: { 'WWW-Authenticate': 'Basic realm="files"' } })
   })
   r.get('/unavailable', () => {
-    throw serviceUnavailable('database password rejected for user root', { headers: { 'retry-after': '30' } })
+    throw serviceUnavailable('database password rejected for user root', {
+      headers: { 'retry-after': '30' },
+    })
   })
   r.get('/crash', () => {
     throw new Error('secret detail at /srv/app.ts')
@@ -47,7 +58,9 @@ const routes: Register = (r) => {
   r.get('/own-404', () => create('gone fishing', 404))
   r.get('/moved', () => redirect('/items', 301))
   r.get('/conditional', () => create('', 304))
-  r.get('/partial', () => create('abc', 206, { 'content-range': 'bytes 0-2/10', 'content-type': 'text/plain' }))
+  r.get('/partial', () =>
+    create('abc', 206, { 'content-range': 'bytes 0-2/10', 'content-type': 'text/plain' }),
+  )
 }
 
 let kernel: Kernel
@@ -75,11 +88,17 @@ describe('routing misses', () => {
   it('answers OPTIONS * (about the server, not a resource) with 204 and every method in use, over HTTP', async () => {
     const server = await serve(kernel)
     try {
-      const reply = await rawExchange(server.port, ['OPTIONS * HTTP/1.1', 'Host: localhost', 'Connection: close'])
+      const reply = await rawExchange(server.port, [
+        'OPTIONS * HTTP/1.1',
+        'Host: localhost',
+        'Connection: close',
+      ])
       expect(reply).toMatch(/^HTTP\/1\.1 204 No Content\r\n/)
       expect(reply).toMatch(/\r\nallow: GET, HEAD, POST, DELETE, OPTIONS\r\n/i)
       // Any other method on * is a miss.
-      expect(await rawExchange(server.port, ['GET * HTTP/1.1', 'Host: localhost', 'Connection: close'])).toMatch(/^HTTP\/1\.1 404 /)
+      expect(
+        await rawExchange(server.port, ['GET * HTTP/1.1', 'Host: localhost', 'Connection: close']),
+      ).toMatch(/^HTTP\/1\.1 404 /)
     } finally {
       await server.close()
     }
@@ -144,17 +163,31 @@ describe('typed HTTP errors', () => {
   })
 
   it('shows an exposed 5xx message when the error says it may be shown', async () => {
-    const exposed = await bootKernel((r) => r.get('/', () => {
-      throw new HttpError(503, { message: 'Back at noon', expose: true })
-    }))
-    expect(await jsonOf(await call(exposed, '/'))).toMatchObject({ error: 'Back at noon', code: 503 })
+    const exposed = await bootKernel((r) =>
+      r.get('/', () => {
+        throw new HttpError(503, { message: 'Back at noon', expose: true })
+      }),
+    )
+    expect(await jsonOf(await call(exposed, '/'))).toMatchObject({
+      error: 'Back at noon',
+      code: 503,
+    })
   })
 
   it('merges the extra body fields an HttpError carries', async () => {
-    const extra = await bootKernel((r) => r.get('/', () => {
-      throw new HttpError(400, { message: 'bad grant', body: { error_description: 'password mismatch' } })
-    }))
-    expect(await jsonOf(await call(extra, '/'))).toMatchObject({ error: 'bad grant', error_description: 'password mismatch', code: 400 })
+    const extra = await bootKernel((r) =>
+      r.get('/', () => {
+        throw new HttpError(400, {
+          message: 'bad grant',
+          body: { error_description: 'password mismatch' },
+        })
+      }),
+    )
+    expect(await jsonOf(await call(extra, '/'))).toMatchObject({
+      error: 'bad grant',
+      error_description: 'password mismatch',
+      code: 400,
+    })
   })
 })
 
@@ -164,11 +197,15 @@ describe('unhandled errors', () => {
     const response = await call(kernel, { uri: '/crash', headers: { 'x-request-id': 'crash-1' } })
     expect(response.status).toBe(500)
     const text = await textOf(response)
-    expect(JSON.parse(text)).toEqual({ error: 'Internal Server Error', code: 500, request_id: 'crash-1' })
+    expect(JSON.parse(text)).toEqual({
+      error: 'Internal Server Error',
+      code: 500,
+      request_id: 'crash-1',
+    })
     expect(text).not.toMatch(/secret|stack|app\.ts/)
     const logged = log.lines.find((l) => l.level === 'error')
     expect((logged?.obj as { err?: unknown }).err).toBeInstanceOf(Error)
-    expect(((logged?.obj as { err: Error }).err).message).toBe('secret detail at /srv/app.ts')
+    expect((logged?.obj as { err: Error }).err.message).toBe('secret detail at /srv/app.ts')
     expect(logged?.obj).toMatchObject({ path: '/crash', request_id: 'crash-1' })
   })
 
@@ -200,8 +237,13 @@ describe('unhandled errors', () => {
 
   it('leaves request_id out of the body when the request has no id (builtins off)', async () => {
     const bare = await bootKernel(routes, { builtins: false })
-    expect(await jsonOf(await call(bare, '/crash'))).toEqual({ error: 'Internal Server Error', code: 500 })
-    const problem = await jsonOf(await call(bare, { uri: '/nowhere', headers: { accept: 'application/problem+json' } }))
+    expect(await jsonOf(await call(bare, '/crash'))).toEqual({
+      error: 'Internal Server Error',
+      code: 500,
+    })
+    const problem = await jsonOf(
+      await call(bare, { uri: '/nowhere', headers: { accept: 'application/problem+json' } }),
+    )
     expect(problem).not.toHaveProperty('request_id')
   })
 
@@ -252,7 +294,10 @@ describe('error formats and headers', () => {
   })
 
   it('answers application/problem+json (RFC 9457) when asked', async () => {
-    const response = await call(kernel, { uri: '/typed/422', headers: { accept: 'application/problem+json', 'x-request-id': 'p-1' } })
+    const response = await call(kernel, {
+      uri: '/typed/422',
+      headers: { accept: 'application/problem+json', 'x-request-id': 'p-1' },
+    })
     expect(response.header('content-type')).toBe('application/problem+json')
     expect(await jsonOf(response)).toEqual({
       type: 'about:blank',
@@ -289,7 +334,10 @@ describe('error formats and headers', () => {
   it('never picks a format the client refused with q=0', async () => {
     for (const accept of ['application/problem+json;q=0', 'text/plain;q=0']) {
       const response = await call(kernel, { uri: '/nowhere', headers: { accept } })
-      expect({ accept, type: response.header('content-type') }).toEqual({ accept, type: 'application/json; charset=utf-8' })
+      expect({ accept, type: response.header('content-type') }).toEqual({
+        accept,
+        type: 'application/json; charset=utf-8',
+      })
     }
   })
 })
@@ -298,18 +346,33 @@ describe('a custom error renderer', () => {
   it('replaces the rendered body and receives the typed error and its context', async () => {
     const seen: unknown[] = []
     const errorRenderer: ErrorRenderer = (error, context) => {
-      seen.push({ status: error.status, message: error.publicMessage, path: context.path, requestId: context.requestId })
-      return json({ failure: error.publicMessage, status: error.status }, error.status, { 'x-renderer': 'custom' })
+      seen.push({
+        status: error.status,
+        message: error.publicMessage,
+        path: context.path,
+        requestId: context.requestId,
+      })
+      return json({ failure: error.publicMessage, status: error.status }, error.status, {
+        'x-renderer': 'custom',
+      })
     }
     const custom = await bootKernel(routes, { errorRenderer })
     const response = await call(custom, { uri: '/admin', headers: { 'x-request-id': 'r-9' } })
     expect(response.status).toBe(403)
     expect(response.header('x-renderer')).toBe('custom')
     expect(await jsonOf(response)).toEqual({ failure: 'Admins only', status: 403 })
-    expect(seen).toEqual([{ status: 403, message: 'Admins only', path: '/admin', requestId: 'r-9' }])
+    expect(seen).toEqual([
+      { status: 403, message: 'Admins only', path: '/admin', requestId: 'r-9' },
+    ])
     // Routing misses and unhandled errors go through it too.
-    expect(await jsonOf(await call(custom, '/nowhere'))).toEqual({ failure: 'Not Found', status: 404 })
-    expect(await jsonOf(await call(custom, '/crash'))).toEqual({ failure: 'Internal Server Error', status: 500 })
+    expect(await jsonOf(await call(custom, '/nowhere'))).toEqual({
+      failure: 'Not Found',
+      status: 404,
+    })
+    expect(await jsonOf(await call(custom, '/crash'))).toEqual({
+      failure: 'Internal Server Error',
+      status: 500,
+    })
   })
 
   it('falls back to the default rendering, and logs, when the custom renderer throws', async () => {
@@ -322,11 +385,17 @@ describe('a custom error renderer', () => {
     expect(response.status).toBe(409)
     expect(response.header('cache-control')).toBe('no-store')
     expect(await jsonOf(response)).toMatchObject({ error: 'Custom public message', code: 409 })
-    expect(failing.lines.some((l) => l.level === 'error' && (l.obj as { err?: Error }).err?.message === 'renderer bug')).toBe(true)
+    expect(
+      failing.lines.some(
+        (l) => l.level === 'error' && (l.obj as { err?: Error }).err?.message === 'renderer bug',
+      ),
+    ).toBe(true)
   })
 
   it('falls back as well when an async custom renderer rejects', async () => {
-    const custom = await bootKernel(routes, { errorRenderer: async () => Promise.reject(new Error('later bug')) })
+    const custom = await bootKernel(routes, {
+      errorRenderer: async () => Promise.reject(new Error('later bug')),
+    })
     const response = await call(custom, '/nowhere')
     expect(response.status).toBe(404)
     expect(await jsonOf(response)).toMatchObject({ error: 'Not Found', code: 404 })

@@ -32,7 +32,11 @@ afterAll(async () => {
 })
 
 /** Sends headers with Expect: 100-continue; the body only if the server asks for it. */
-function post(path: string, body: string, declaredLength = Buffer.byteLength(body)): Promise<Outcome> {
+function post(
+  path: string,
+  body: string,
+  declaredLength = Buffer.byteLength(body),
+): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     let continued = false
     let uploaded = false
@@ -43,12 +47,23 @@ function post(path: string, body: string, declaredLength = Buffer.byteLength(bod
         method: 'POST',
         path,
         agent: false,
-        headers: { expect: '100-continue', 'content-type': 'application/json', 'content-length': declaredLength },
+        headers: {
+          expect: '100-continue',
+          'content-type': 'application/json',
+          'content-length': declaredLength,
+        },
       },
       (res) => {
         const chunks: Buffer[] = []
         res.on('data', (c: Buffer) => chunks.push(c))
-        res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString(), continued, uploaded }))
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            body: Buffer.concat(chunks).toString(),
+            continued,
+            uploaded,
+          }),
+        )
       },
     )
     req.on('continue', () => {
@@ -64,13 +79,21 @@ function post(path: string, body: string, declaredLength = Buffer.byteLength(bod
 describe('Expect: 100-continue', () => {
   it('sends 100 Continue when the handler reads the body, then answers it', async () => {
     const outcome = await post('/echo', '{"a":1}')
-    expect(outcome).toEqual({ status: 200, body: '{"got":{"a":1}}', continued: true, uploaded: true })
+    expect(outcome).toEqual({
+      status: 200,
+      body: '{"got":{"a":1}}',
+      continued: true,
+      uploaded: true,
+    })
   })
 
   it('answers 413 to a declared length over the limit without asking for the body', async () => {
     const outcome = await post('/echo', '', 2 * 1024 * 1024)
     expect([outcome.status, outcome.continued, outcome.uploaded]).toEqual([413, false, false])
-    expect(JSON.parse(outcome.body)).toMatchObject({ error: expect.stringContaining('exceeds the limit'), code: 413 })
+    expect(JSON.parse(outcome.body)).toMatchObject({
+      error: expect.stringContaining('exceeds the limit'),
+      code: 413,
+    })
   })
 
   it('answers 404 and 401 without asking for the body', async () => {

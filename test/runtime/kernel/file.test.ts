@@ -24,12 +24,19 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'public', 'empty.txt'), '')
   writeFileSync(join(dir, 'report.pdf'), '%PDF-1.4 not really')
   const publicDir = join(dir, 'public')
-  server = await serve(await bootKernel((r) => {
-    r.get('/files/{path:.*}', (req: unknown, path: string) => file(safePath(publicDir, path)))
-    r.get('/report', () => file(join(dir, 'report.pdf'), { download: true }))
-    r.get('/report-named', () => file(join(dir, 'report.pdf'), { download: 'Résumé 2026.pdf' }))
-    r.get('/typed', () => file(join(dir, 'report.pdf'), { contentType: 'text/plain', headers: { 'Cache-Control': 'max-age=60' } }))
-  }))
+  server = await serve(
+    await bootKernel((r) => {
+      r.get('/files/{path:.*}', (req: unknown, path: string) => file(safePath(publicDir, path)))
+      r.get('/report', () => file(join(dir, 'report.pdf'), { download: true }))
+      r.get('/report-named', () => file(join(dir, 'report.pdf'), { download: 'Résumé 2026.pdf' }))
+      r.get('/typed', () =>
+        file(join(dir, 'report.pdf'), {
+          contentType: 'text/plain',
+          headers: { 'Cache-Control': 'max-age=60' },
+        }),
+      )
+    }),
+  )
 })
 
 afterAll(async () => {
@@ -45,18 +52,29 @@ describe('file()', () => {
     expect(reply.headers['content-type']).toBe('text/css; charset=utf-8')
     expect(reply.headers['content-length']).toBe('20')
     expect(reply.headers['transfer-encoding']).toBeUndefined()
-    expect(Date.parse(reply.headers['last-modified'] as string)).toBeGreaterThan(Date.now() - 60_000)
+    expect(Date.parse(reply.headers['last-modified'] as string)).toBeGreaterThan(
+      Date.now() - 60_000,
+    )
     expect(reply.headers['x-content-type-options']).toBe('nosniff')
     expect(reply.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
-    expect((await server.send('GET', '/files/data.json')).headers['content-type']).toBe('application/json; charset=utf-8')
+    expect((await server.send('GET', '/files/data.json')).headers['content-type']).toBe(
+      'application/json; charset=utf-8',
+    )
   })
 
   it('sends bytes as they are, as application/octet-stream when the extension is unknown', async () => {
-    const reply = await new Promise<{ type: string | undefined; bytes: number[] }>((resolve, reject) => {
-      fetch(`http://127.0.0.1:${server.port}/files/blob.weird-extension`)
-        .then(async (res) => resolve({ type: res.headers.get('content-type') ?? undefined, bytes: [...new Uint8Array(await res.arrayBuffer())] }))
-        .catch(reject)
-    })
+    const reply = await new Promise<{ type: string | undefined; bytes: number[] }>(
+      (resolve, reject) => {
+        fetch(`http://127.0.0.1:${server.port}/files/blob.weird-extension`)
+          .then(async (res) =>
+            resolve({
+              type: res.headers.get('content-type') ?? undefined,
+              bytes: [...new Uint8Array(await res.arrayBuffer())],
+            }),
+          )
+          .catch(reject)
+      },
+    )
     expect(reply.type).toBe('application/octet-stream')
     expect(reply.bytes).toEqual([0, 1, 2, 3, 254, 255])
   })
@@ -69,7 +87,13 @@ describe('file()', () => {
   })
 
   it('answers 404 JSON for a missing file, a folder, a path through a file and an escape', async () => {
-    for (const path of ['/files/nope.txt', '/files/css', '/files/data.json/x', '/files/..%2Freport.pdf', '/files/%2e%2e/report.pdf']) {
+    for (const path of [
+      '/files/nope.txt',
+      '/files/css',
+      '/files/data.json/x',
+      '/files/..%2Freport.pdf',
+      '/files/%2e%2e/report.pdf',
+    ]) {
       const reply = await server.send('GET', path)
       expect(reply.status, path).toBe(404)
       expect(reply.headers['content-type'], path).toBe('application/json; charset=utf-8')
@@ -88,7 +112,9 @@ describe('file()', () => {
     expect(plain.headers['content-disposition']).toBe('attachment; filename=report.pdf')
     expect(plain.headers['content-type']).toBe('application/pdf')
     const named = await server.send('GET', '/report-named')
-    expect(named.headers['content-disposition']).toBe(`attachment; filename="R?sum? 2026.pdf"; filename*=UTF-8''R%C3%A9sum%C3%A9%202026.pdf`)
+    expect(named.headers['content-disposition']).toBe(
+      `attachment; filename="R?sum? 2026.pdf"; filename*=UTF-8''R%C3%A9sum%C3%A9%202026.pdf`,
+    )
   })
 
   it('takes a content type and headers that win over the computed ones', async () => {

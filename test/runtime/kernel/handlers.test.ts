@@ -16,7 +16,15 @@ import type { UploadedFile } from '../../../src/runtime/request/uploaded-file.js
 import { FwResponse, stream } from '../../../src/runtime/response.js'
 import { gone } from '../../../src/runtime/http-error.js'
 import { rawExchange } from '../../support/raw-http.js'
-import { bootKernel, call, captureLogger, cleanupTempDirs, jsonOf, serve, textOf } from './support.js'
+import {
+  bootKernel,
+  call,
+  captureLogger,
+  cleanupTempDirs,
+  jsonOf,
+  serve,
+  textOf,
+} from './support.js'
 
 afterAll(cleanupTempDirs)
 
@@ -30,7 +38,12 @@ describe('handler arguments', () => {
         slug,
       }))
     })
-    expect(await jsonOf(await call(kernel, '/users/5/posts/hello'))).toEqual({ isRequest: true, path: '/users/5/posts/hello', id: 5, slug: 'hello' })
+    expect(await jsonOf(await call(kernel, '/users/5/posts/hello'))).toEqual({
+      isRequest: true,
+      path: '/users/5/posts/hello',
+      id: 5,
+      slug: 'hello',
+    })
   })
 
   it('passes domain parameters before path parameters', async () => {
@@ -44,8 +57,12 @@ describe('handler arguments', () => {
     const response = await call(kernel, { uri: 'http://acme.example.com/projects/12' })
     expect(await jsonOf(response)).toEqual({ params: ['acme', 12] })
     // A static path still passes its domain parameter; a route without placeholders passes none.
-    expect(await jsonOf(await call(kernel, { uri: 'http://acme.example.com/dashboard' }))).toEqual({ params: ['acme'] })
-    expect(await jsonOf(await call(kernel, { uri: 'http://other.test/health' }))).toEqual({ params: [] })
+    expect(await jsonOf(await call(kernel, { uri: 'http://acme.example.com/dashboard' }))).toEqual({
+      params: ['acme'],
+    })
+    expect(await jsonOf(await call(kernel, { uri: 'http://other.test/health' }))).toEqual({
+      params: [],
+    })
   })
 
   it('refuses two Host lines with 400 on domain and plain routes, whatever else names the host (RFC 9112 3.2)', async () => {
@@ -58,18 +75,37 @@ describe('handler arguments', () => {
     const server = await serve(kernel)
     const exchange = async (lines: string[]) => {
       const reply = await rawExchange(server.port, [...lines, 'Connection: close'])
-      return { status: Number(reply.slice(9, 12)), body: JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4)) }
+      return {
+        status: Number(reply.slice(9, 12)),
+        body: JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4)),
+      }
     }
     try {
-      expect(await exchange(['GET /whoami HTTP/1.1', 'Host: acme.localhost'])).toEqual({ status: 200, body: { account: 'acme' } })
-      expect(await exchange(['GET http://acme.localhost/whoami HTTP/1.1', 'Host: acme.localhost'])).toEqual({ status: 200, body: { account: 'acme' } })
-      for (const target of ['/whoami', 'http://acme.localhost/whoami', '/plain', 'http://acme.localhost/plain']) {
+      expect(await exchange(['GET /whoami HTTP/1.1', 'Host: acme.localhost'])).toEqual({
+        status: 200,
+        body: { account: 'acme' },
+      })
+      expect(
+        await exchange(['GET http://acme.localhost/whoami HTTP/1.1', 'Host: acme.localhost']),
+      ).toEqual({ status: 200, body: { account: 'acme' } })
+      for (const target of [
+        '/whoami',
+        'http://acme.localhost/whoami',
+        '/plain',
+        'http://acme.localhost/plain',
+      ]) {
         for (const second of ['acme.localhost', 'evil.localhost']) {
           const plainHosts = ['Host: acme.localhost', `Host: ${second}`]
           // Loopback is a trusted proxy by default: its X-Forwarded-Host must not hide the second line either.
           for (const extra of [[], ['X-Forwarded-Host: acme.localhost']]) {
             const reply = await exchange([`GET ${target} HTTP/1.1`, ...plainHosts, ...extra])
-            expect({ target, second, extra, ...reply }).toMatchObject({ target, second, extra, status: 400, body: { error: 'More than one Host header' } })
+            expect({ target, second, extra, ...reply }).toMatchObject({
+              target,
+              second,
+              extra,
+              status: 400,
+              body: { error: 'More than one Host header' },
+            })
           }
         }
       }
@@ -80,9 +116,22 @@ describe('handler arguments', () => {
 
   it('gives the handler the request with its route name and body loaded', async () => {
     const kernel = await bootKernel((r) => {
-      r.post('/things', (request: FwRequest) => ({ route: request.getAttribute('route.name'), loaded: request.isBodyLoaded(), name: request.input('name') }), 'things.store')
+      r.post(
+        '/things',
+        (request: FwRequest) => ({
+          route: request.getAttribute('route.name'),
+          loaded: request.isBodyLoaded(),
+          name: request.input('name'),
+        }),
+        'things.store',
+      )
     })
-    const response = await call(kernel, { method: 'POST', uri: '/things', headers: { 'content-type': 'application/json' }, body: '{"name":"box"}' })
+    const response = await call(kernel, {
+      method: 'POST',
+      uri: '/things',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name":"box"}',
+    })
     expect(await jsonOf(response)).toEqual({ route: 'things.store', loaded: true, name: 'box' })
   })
 })
@@ -139,7 +188,9 @@ describe('handler forms', () => {
       }
     }
     const container = new Container().set('Greeter', new Greeter('Bonjour'))
-    const kernel = await bootKernel((r) => r.get('/hello/{name}', [Greeter, 'hello']), { container })
+    const kernel = await bootKernel((r) => r.get('/hello/{name}', [Greeter, 'hello']), {
+      container,
+    })
     expect(await textOf(await call(kernel, '/hello/ada'))).toBe('Bonjour, ada')
   })
 
@@ -183,10 +234,13 @@ describe('handler forms', () => {
       calls.push({ kind: typeof handler, path: request.getPath(), params })
       return { invoked: true, params }
     }
-    const kernel = await bootKernel((r) => {
-      r.get('/a/{id:int}', () => 'never called')
-      r.get('/b', 'svc@run')
-    }, { invoker })
+    const kernel = await bootKernel(
+      (r) => {
+        r.get('/a/{id:int}', () => 'never called')
+        r.get('/b', 'svc@run')
+      },
+      { invoker },
+    )
     expect(await jsonOf(await call(kernel, '/a/7'))).toEqual({ invoked: true, params: [7] })
     expect(await jsonOf(await call(kernel, '/b'))).toEqual({ invoked: true, params: [] })
     expect(calls).toEqual([
@@ -288,10 +342,15 @@ describe('return values', () => {
           this.destroy(new Error('disk gone'))
         },
       })
-    const server = await serve(await bootKernel((r) => {
-      r.get('/broken', failing)
-      r.get('/ok', () => 'fine')
-    }, { log }))
+    const server = await serve(
+      await bootKernel(
+        (r) => {
+          r.get('/broken', failing)
+          r.get('/ok', () => 'fine')
+        },
+        { log },
+      ),
+    )
     try {
       await server.send('GET', '/broken').catch(() => null)
       expect((await server.send('GET', '/ok')).text).toBe('fine')
@@ -312,10 +371,17 @@ describe('streamed bodies that fail or are abandoned', () => {
 
   it('answers a file that cannot be opened through the error boundary: 500 JSON, not a cut 200', async () => {
     const log = captureLogger()
-    const server = await serve(await bootKernel((r) => {
-      r.get('/missing', () => createReadStream(join(tmpdir(), `fw-no-such-file-${process.pid}`)))
-      r.get('/ok', () => 'fine')
-    }, { log }))
+    const server = await serve(
+      await bootKernel(
+        (r) => {
+          r.get('/missing', () =>
+            createReadStream(join(tmpdir(), `fw-no-such-file-${process.pid}`)),
+          )
+          r.get('/ok', () => 'fine')
+        },
+        { log },
+      ),
+    )
     try {
       const reply = await server.send('GET', '/missing')
       expect(reply.status).toBe(500)
@@ -332,9 +398,13 @@ describe('streamed bodies that fail or are abandoned', () => {
   })
 
   it('answers an HTTP error raised by a stream before its first chunk with that status', async () => {
-    const server = await serve(await bootKernel((r) => {
-      r.get('/gone', () => stream(failingBeforeFirstChunk(gone('The export expired')), 200, { 'x-export': '1' }))
-    }))
+    const server = await serve(
+      await bootKernel((r) => {
+        r.get('/gone', () =>
+          stream(failingBeforeFirstChunk(gone('The export expired')), 200, { 'x-export': '1' }),
+        )
+      }),
+    )
     try {
       const reply = await server.send('GET', '/gone')
       expect(reply.status).toBe(410)
@@ -346,13 +416,15 @@ describe('streamed bodies that fail or are abandoned', () => {
   })
 
   it('sends every header of a streamed response, a repeated one as separate lines', async () => {
-    const server = await serve(await bootKernel((r) => {
-      r.get('/cookies', () =>
-        stream(Readable.from(['body']), 200, { 'content-type': 'text/plain' })
-          .withHeader('set-cookie', 'a=1')
-          .withHeader('x-one', 'yes'),
-      )
-    }))
+    const server = await serve(
+      await bootKernel((r) => {
+        r.get('/cookies', () =>
+          stream(Readable.from(['body']), 200, { 'content-type': 'text/plain' })
+            .withHeader('set-cookie', 'a=1')
+            .withHeader('x-one', 'yes'),
+        )
+      }),
+    )
     try {
       const reply = await server.send('GET', '/cookies')
       expect(reply.status).toBe(200)
@@ -377,17 +449,22 @@ describe('streamed bodies that fail or are abandoned', () => {
         callback(error)
       },
     })
-    const server = await serve(await bootKernel((r) => {
-      r.get('/endless', () => stream(endless))
-    }))
+    const server = await serve(
+      await bootKernel((r) => {
+        r.get('/endless', () => stream(endless))
+      }),
+    )
     try {
       await new Promise<void>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port: server.port, path: '/endless', agent: false }, (res) => {
-          res.once('data', () => {
-            req.destroy()
-            resolve()
-          })
-        })
+        const req = httpRequest(
+          { host: '127.0.0.1', port: server.port, path: '/endless', agent: false },
+          (res) => {
+            res.once('data', () => {
+              req.destroy()
+              resolve()
+            })
+          },
+        )
         req.on('error', (error) => (req.destroyed ? undefined : reject(error)))
         req.end()
       })
@@ -402,21 +479,26 @@ describe('uploads over HTTP', () => {
   it('removes an uploaded temp file the handler did not move once the response is sent', async () => {
     let uploadedPath: string | null = null
     let existedDuringHandler = false
-    const server = await serve(await bootKernel((r) => {
-      r.post('/upload', (request: FwRequest) => {
-        const file = request.file('doc') as UploadedFile
-        uploadedPath = file.getPath()
-        existedDuringHandler = uploadedPath !== null && existsSync(uploadedPath)
-        return { size: file.getSize() }
-      })
-    }))
+    const server = await serve(
+      await bootKernel((r) => {
+        r.post('/upload', (request: FwRequest) => {
+          const file = request.file('doc') as UploadedFile
+          uploadedPath = file.getPath()
+          existedDuringHandler = uploadedPath !== null && existsSync(uploadedPath)
+          return { size: file.getSize() }
+        })
+      }),
+    )
     try {
       const boundary = 'kernelboundary7'
       const body = [
         `--${boundary}\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nabcdef\r\n`,
         `--${boundary}--\r\n`,
       ].join('')
-      const reply = await server.send('POST', '/upload', { headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body })
+      const reply = await server.send('POST', '/upload', {
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body,
+      })
       expect(reply.status).toBe(200)
       expect(JSON.parse(reply.text)).toEqual({ size: 6 })
       expect(existedDuringHandler).toBe(true)

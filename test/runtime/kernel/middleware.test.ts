@@ -5,10 +5,21 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { Container } from '../../../src/runtime/container.js'
-import { FwRequest as FwRequestFactory, type FwRequest } from '../../../src/runtime/request/request.js'
+import {
+  FwRequest as FwRequestFactory,
+  type FwRequest,
+} from '../../../src/runtime/request/request.js'
 import { json, type FwResponse } from '../../../src/runtime/response.js'
 import type { Middleware, MiddlewareFactory } from '../../../src/runtime/types.js'
-import { bootKernel, buildCacheFor, call, cleanupTempDirs, jsonOf, serve, textOf } from './support.js'
+import {
+  bootKernel,
+  buildCacheFor,
+  call,
+  cleanupTempDirs,
+  jsonOf,
+  serve,
+  textOf,
+} from './support.js'
 import { Kernel } from '../../../src/runtime/kernel.js'
 import { silentLogger } from '../../../src/runtime/logger.js'
 
@@ -31,36 +42,54 @@ describe('middleware order', () => {
       (r) => {
         r.group({ prefix: '/outer', middleware: [recorder(events, 'group-outer')] }, (r) => {
           r.group({ prefix: '/inner', middleware: [recorder(events, 'group-inner')] }, (r) => {
-            r.get('/x', () => {
-              events.push('handler')
-              return 'done'
-            }, { middleware: [recorder(events, 'route-option')] }).withMiddleware(recorder(events, 'route-chained'))
+            r.get(
+              '/x',
+              () => {
+                events.push('handler')
+                return 'done'
+              },
+              { middleware: [recorder(events, 'route-option')] },
+            ).withMiddleware(recorder(events, 'route-chained'))
           })
         })
       },
-      { preGlobal: [recorder(events, 'pre-1'), recorder(events, 'pre-2')], postGlobal: [recorder(events, 'post-1'), recorder(events, 'post-2')] },
+      {
+        preGlobal: [recorder(events, 'pre-1'), recorder(events, 'pre-2')],
+        postGlobal: [recorder(events, 'post-1'), recorder(events, 'post-2')],
+      },
     )
     const response = await call(kernel, '/outer/inner/x')
     expect(response.status).toBe(200)
     expect(await textOf(response)).toBe('done')
     expect(events).toEqual([
-      '>pre-1', '>pre-2',
-      '>group-outer', '>group-inner',
-      '>route-option', '>route-chained',
-      '>post-1', '>post-2',
+      '>pre-1',
+      '>pre-2',
+      '>group-outer',
+      '>group-inner',
+      '>route-option',
+      '>route-chained',
+      '>post-1',
+      '>post-2',
       'handler',
-      '<post-2', '<post-1',
-      '<route-chained', '<route-option',
-      '<group-inner', '<group-outer',
-      '<pre-2', '<pre-1',
+      '<post-2',
+      '<post-1',
+      '<route-chained',
+      '<route-option',
+      '<group-inner',
+      '<group-outer',
+      '<pre-2',
+      '<pre-1',
     ])
   })
 
   it('runs pre-global middleware on routing misses too, but not route or post-global middleware', async () => {
     const events: string[] = []
-    const kernel = await bootKernel((r) => {
-      r.get('/known', () => 'ok', { middleware: [recorder(events, 'route')] })
-    }, { preGlobal: [recorder(events, 'pre')], postGlobal: [recorder(events, 'post')] })
+    const kernel = await bootKernel(
+      (r) => {
+        r.get('/known', () => 'ok', { middleware: [recorder(events, 'route')] })
+      },
+      { preGlobal: [recorder(events, 'pre')], postGlobal: [recorder(events, 'post')] },
+    )
     const response = await call(kernel, '/unknown')
     expect(response.status).toBe(404)
     expect(events).toEqual(['>pre', '<pre'])
@@ -80,28 +109,50 @@ describe('middleware order', () => {
   it('appends middleware tagged in the container after the explicit pre- and post-global lists', async () => {
     const events: string[] = []
     const container = new Container()
-    container.set('audit', recorder(events, 'tagged-pre')).set('stamp', recorder(events, 'tagged-post'))
+    container
+      .set('audit', recorder(events, 'tagged-pre'))
+      .set('stamp', recorder(events, 'tagged-post'))
     container.tag('before', 'audit').tag('after', 'stamp')
-    const kernel = await bootKernel((r) => r.get('/', () => {
-      events.push('handler')
-      return 'ok'
-    }), {
-      container,
-      preGlobal: [recorder(events, 'pre')],
-      postGlobal: [recorder(events, 'post')],
-      preGlobalTags: ['before'],
-      postGlobalTags: ['after'],
-    })
+    const kernel = await bootKernel(
+      (r) =>
+        r.get('/', () => {
+          events.push('handler')
+          return 'ok'
+        }),
+      {
+        container,
+        preGlobal: [recorder(events, 'pre')],
+        postGlobal: [recorder(events, 'post')],
+        preGlobalTags: ['before'],
+        postGlobalTags: ['after'],
+      },
+    )
     await call(kernel, '/')
-    expect(events).toEqual(['>pre', '>tagged-pre', '>post', '>tagged-post', 'handler', '<tagged-post', '<post', '<tagged-pre', '<pre'])
+    expect(events).toEqual([
+      '>pre',
+      '>tagged-pre',
+      '>post',
+      '>tagged-post',
+      'handler',
+      '<tagged-post',
+      '<post',
+      '<tagged-pre',
+      '<pre',
+    ])
   })
 
   it('lets several tags contribute, in the order the tags are listed', async () => {
     const events: string[] = []
     const container = new Container()
-    container.set('a', recorder(events, 'a')).set('b', recorder(events, 'b')).set('c', recorder(events, 'c'))
+    container
+      .set('a', recorder(events, 'a'))
+      .set('b', recorder(events, 'b'))
+      .set('c', recorder(events, 'c'))
     container.tag('first', 'a', 'b').tag('second', 'c')
-    const kernel = await bootKernel((r) => r.get('/', () => 'ok'), { container, preGlobalTags: ['second', 'first'] })
+    const kernel = await bootKernel((r) => r.get('/', () => 'ok'), {
+      container,
+      preGlobalTags: ['second', 'first'],
+    })
     await call(kernel, '/')
     expect(events).toEqual(['>c', '>a', '>b', '<b', '<a', '<c'])
   })
@@ -109,7 +160,8 @@ describe('middleware order', () => {
 
 describe('middleware around a body that fails to load', () => {
   it('still gets a response (the 400 or 413) to add its headers to', async () => {
-    const stamp: Middleware = async (request, next) => (await next(request)).withHeader('x-stamp', 'seen')
+    const stamp: Middleware = async (request, next) =>
+      (await next(request)).withHeader('x-stamp', 'seen')
     const kernel = await bootKernel((r) => {
       r.post('/stamped', (request: FwRequest) => request.json(), { middleware: [stamp] })
       r.post('/bare', (request: FwRequest) => request.json())
@@ -118,8 +170,15 @@ describe('middleware around a body that fails to load', () => {
     try {
       const json = { 'content-type': 'application/json' }
       const broken = await served.send('POST', '/stamped', { headers: json, body: '{"a":' })
-      expect([broken.status, broken.headers['x-stamp'], JSON.parse(broken.text).error]).toEqual([400, 'seen', 'Malformed JSON body'])
-      const deep = await served.send('POST', '/bare', { headers: json, body: '['.repeat(100) + ']'.repeat(100) })
+      expect([broken.status, broken.headers['x-stamp'], JSON.parse(broken.text).error]).toEqual([
+        400,
+        'seen',
+        'Malformed JSON body',
+      ])
+      const deep = await served.send('POST', '/bare', {
+        headers: json,
+        body: '['.repeat(100) + ']'.repeat(100),
+      })
       expect(deep.status).toBe(413)
       const fine = await served.send('POST', '/stamped', { headers: json, body: '{"a":1}' })
       expect([fine.status, fine.headers['x-stamp'], fine.text]).toEqual([200, 'seen', '{"a":1}'])
@@ -132,7 +191,9 @@ describe('middleware around a body that fails to load', () => {
 describe('middleware aliases', () => {
   it('uses an alias registered in the routes file with r.alias', async () => {
     const kernel = await bootKernel((r) => {
-      r.alias('stamp', async (request: FwRequest, next: (r: FwRequest) => Promise<any>) => (await next(request)).withHeader('x-stamp', 'yes'))
+      r.alias('stamp', async (request: FwRequest, next: (r: FwRequest) => Promise<any>) =>
+        (await next(request)).withHeader('x-stamp', 'yes'),
+      )
       r.get('/stamped', () => 'ok', { middleware: ['stamp'] })
       r.get('/plain', () => 'ok')
     })
@@ -146,10 +207,16 @@ describe('middleware aliases', () => {
       calls.push({ params, env: context.env })
       return async (request, next) => (await next(request)).withHeader('x-limit', params.join('/'))
     }
-    const role: MiddlewareFactory = (params) => (request, next) => next(request.withAttribute('roles', params))
-    const kernel = await bootKernel((r) => {
-      r.get('/limited', (request: FwRequest) => ({ roles: request.getAttribute('roles') }), { middleware: ['throttle:5,60', 'role:admin,editor'] })
-    }, { middleware: { throttle, role } })
+    const role: MiddlewareFactory = (params) => (request, next) =>
+      next(request.withAttribute('roles', params))
+    const kernel = await bootKernel(
+      (r) => {
+        r.get('/limited', (request: FwRequest) => ({ roles: request.getAttribute('roles') }), {
+          middleware: ['throttle:5,60', 'role:admin,editor'],
+        })
+      },
+      { middleware: { throttle, role } },
+    )
     expect(calls).toEqual([{ params: ['5', '60'], env: 'test' }])
     const response = await call(kernel, '/limited')
     expect(response.header('x-limit')).toBe('5/60')
@@ -162,7 +229,10 @@ describe('middleware aliases', () => {
       seen.push(params)
       return async (request, next) => (await next(request)).withHeader('x-limit', params.join(','))
     }
-    const kernel = await bootKernel((r) => r.get('/', () => 'ok'), { middleware: { limit }, preGlobal: ['limit:5,60'] })
+    const kernel = await bootKernel((r) => r.get('/', () => 'ok'), {
+      middleware: { limit },
+      preGlobal: ['limit:5,60'],
+    })
     expect(seen).toEqual([['5', '60']])
     expect((await call(kernel, '/')).header('x-limit')).toBe('5,60')
   })
@@ -173,7 +243,9 @@ describe('middleware aliases', () => {
       seen.push(params)
       return (request, next) => next(request)
     }
-    await bootKernel((r) => r.get('/', () => 'ok', { middleware: ['auth'] }), { middleware: { auth } })
+    await bootKernel((r) => r.get('/', () => 'ok', { middleware: ['auth'] }), {
+      middleware: { auth },
+    })
     expect(seen).toEqual([[]])
   })
 
@@ -183,7 +255,15 @@ describe('middleware aliases', () => {
       r.get('/me', () => 'ok', { middleware: ['tenant'] })
     }
     const dir = await buildCacheFor(register)
-    await expect(Kernel.boot({ routeCache: dir, register, log: silentLogger, env: 'test', signingKeys: ['k'] })).rejects.toMatchObject({
+    await expect(
+      Kernel.boot({
+        routeCache: dir,
+        register,
+        log: silentLogger,
+        env: 'test',
+        signingKeys: ['k'],
+      }),
+    ).rejects.toMatchObject({
       code: 'FW_MIDDLEWARE_INVALID',
       message: expect.stringContaining('"tenant"'),
     })
@@ -197,7 +277,9 @@ describe('middleware aliases', () => {
   })
 
   it('fails the boot with FW_MIDDLEWARE_INVALID for an unknown alias in the global lists', async () => {
-    await expect(bootKernel((r) => r.get('/', () => 'ok'), { postGlobal: ['nope:1'] })).rejects.toMatchObject({ code: 'FW_MIDDLEWARE_INVALID' })
+    await expect(
+      bootKernel((r) => r.get('/', () => 'ok'), { postGlobal: ['nope:1'] }),
+    ).rejects.toMatchObject({ code: 'FW_MIDDLEWARE_INVALID' })
   })
 })
 
@@ -205,12 +287,19 @@ describe('what middleware can do', () => {
   it('short-circuits: a response returned without calling next is sent and the handler never runs', async () => {
     const events: string[] = []
     const block: Middleware = () => json({ error: 'blocked' }, 403)
-    const kernel = await bootKernel((r) => {
-      r.get('/secret', () => {
-        events.push('handler')
-        return 'secret'
-      }, { middleware: [block, recorder(events, 'inner')] })
-    }, { preGlobal: [recorder(events, 'pre')], postGlobal: [recorder(events, 'post')] })
+    const kernel = await bootKernel(
+      (r) => {
+        r.get(
+          '/secret',
+          () => {
+            events.push('handler')
+            return 'secret'
+          },
+          { middleware: [block, recorder(events, 'inner')] },
+        )
+      },
+      { preGlobal: [recorder(events, 'pre')], postGlobal: [recorder(events, 'post')] },
+    )
     const response = await call(kernel, '/secret')
     expect(response.status).toBe(403)
     expect(await jsonOf(response)).toEqual({ error: 'blocked' })
@@ -228,15 +317,20 @@ describe('what middleware can do', () => {
     }
     const derive: Middleware = (request, next) => next(request.withAttribute('user', 'ada'))
     const kernel = await bootKernel((r) => {
-      r.get('/who', (request: FwRequest) => ({ user: request.getAttribute('user') }), { middleware: [outer, derive] })
+      r.get('/who', (request: FwRequest) => ({ user: request.getAttribute('user') }), {
+        middleware: [outer, derive],
+      })
     })
     expect(await jsonOf(await call(kernel, '/who'))).toEqual({ user: 'ada' })
     expect(outerSaw).toBeNull()
   })
 
   it('lets an outer middleware decorate the response the inner layers produced', async () => {
-    const timing: Middleware = async (request, next) => (await next(request)).withHeader('x-took', '1ms')
-    const kernel = await bootKernel((r) => r.get('/', () => ({ ok: true })), { postGlobal: [timing] })
+    const timing: Middleware = async (request, next) =>
+      (await next(request)).withHeader('x-took', '1ms')
+    const kernel = await bootKernel((r) => r.get('/', () => ({ ok: true })), {
+      postGlobal: [timing],
+    })
     const response = await call(kernel, '/')
     expect(response.header('x-took')).toBe('1ms')
     expect(await jsonOf(response)).toEqual({ ok: true })

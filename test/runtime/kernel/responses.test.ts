@@ -3,7 +3,14 @@
  * view through the kernel's default TemplateViews, and the immutability of derived responses.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { create, FwResponse, json, noContent, redirect, view } from '../../../src/runtime/response.js'
+import {
+  create,
+  FwResponse,
+  json,
+  noContent,
+  redirect,
+  view,
+} from '../../../src/runtime/response.js'
 import type { Middleware } from '../../../src/runtime/types.js'
 import { TemplateViews } from '../../../src/runtime/views.js'
 import { bootKernel, call, cleanupTempDirs, jsonOf, serve, textOf } from './support.js'
@@ -59,7 +66,11 @@ describe('response factories', () => {
     const replaced = added.withHeader('x-one', 'uno')
     const many = original.withHeaders({ 'X-A': 'a', 'X-B': ['b1', 'b2'] })
     const moved = original.withStatus(202)
-    expect(original.headers).toEqual({ 'content-type': 'application/json; charset=utf-8', 'content-length': '11', 'x-one': '1' })
+    expect(original.headers).toEqual({
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': '11',
+      'x-one': '1',
+    })
     expect(original.status).toBe(200)
     expect(added).not.toBe(original)
     expect(added.header('x-two')).toBe('2')
@@ -73,9 +84,17 @@ describe('response factories', () => {
   it('keeps headers added by withHeader through further copies, replacing an added one when set again', () => {
     const base = create('hi', 200, { 'X-One': '1' })
     const stamped = base.withHeader('X-Two', '2').withHeader('x-three', ['a', 'b']).withStatus(201)
-    expect(stamped.headers).toEqual({ 'content-type': 'text/plain; charset=utf-8', 'x-one': '1', 'x-two': '2', 'x-three': ['a', 'b'] })
+    expect(stamped.headers).toEqual({
+      'content-type': 'text/plain; charset=utf-8',
+      'x-one': '1',
+      'x-two': '2',
+      'x-three': ['a', 'b'],
+    })
     expect(stamped.withHeader('X-TWO', 'again').header('x-two')).toBe('again')
-    expect(stamped.withHeaders({ 'x-four': '4' }).headers).toMatchObject({ 'x-two': '2', 'x-four': '4' })
+    expect(stamped.withHeaders({ 'x-four': '4' }).headers).toMatchObject({
+      'x-two': '2',
+      'x-four': '4',
+    })
     expect(base.headers).toEqual({ 'content-type': 'text/plain; charset=utf-8', 'x-one': '1' })
   })
 
@@ -83,18 +102,40 @@ describe('response factories', () => {
     const plain = json({ ok: true })
     expect(FwResponse.wireHeaders(plain)).toBe(plain.headers)
     expect(FwResponse.wireHeaders(plain.withHeader('X-Id', 'abc'))).toEqual([
-      'content-type', 'application/json; charset=utf-8', 'content-length', '11', 'x-id', 'abc',
+      'content-type',
+      'application/json; charset=utf-8',
+      'content-length',
+      '11',
+      'x-id',
+      'abc',
     ])
-    expect(FwResponse.wireHeaders(create('héllo'))).toEqual(['content-type', 'text/plain; charset=utf-8', 'content-length', '6'])
-    expect(FwResponse.wireHeaders(create('x').withHeader('content-length', '1'))).toEqual(['content-type', 'text/plain; charset=utf-8', 'content-length', '1'])
+    expect(FwResponse.wireHeaders(create('héllo'))).toEqual([
+      'content-type',
+      'text/plain; charset=utf-8',
+      'content-length',
+      '6',
+    ])
+    expect(FwResponse.wireHeaders(create('x').withHeader('content-length', '1'))).toEqual([
+      'content-type',
+      'text/plain; charset=utf-8',
+      'content-length',
+      '1',
+    ])
     expect(FwResponse.wireHeaders(noContent({ 'x-a': 'a' }))).toEqual({ 'x-a': 'a' })
     // A header whose value spells another header's name does not count as that header.
     const exposed = create('hi').withHeader('access-control-expose-headers', 'content-length')
     expect(FwResponse.wireHeaders(exposed)).toEqual([
-      'content-type', 'text/plain; charset=utf-8', 'access-control-expose-headers', 'content-length', 'content-length', '2',
+      'content-type',
+      'text/plain; charset=utf-8',
+      'access-control-expose-headers',
+      'content-length',
+      'content-length',
+      '2',
     ])
     expect(exposed.withHeader('content-length', '2').headers).toEqual({
-      'content-type': 'text/plain; charset=utf-8', 'access-control-expose-headers': 'content-length', 'content-length': '2',
+      'content-type': 'text/plain; charset=utf-8',
+      'access-control-expose-headers': 'content-length',
+      'content-length': '2',
     })
   })
 
@@ -110,10 +151,13 @@ describe('responses through the kernel', () => {
       profile: '<h1>{{ user.name }}</h1><p>{{ user.missing }}|{{ absent }}</p>',
     },
   })
-  const stamp: Middleware = async (request, next) => (await next(request)).withHeader('x-stamped', 'yes')
+  const stamp: Middleware = async (request, next) =>
+    (await next(request)).withHeader('x-stamped', 'yes')
   const register = (r: any): void => {
     r.get('/hello', () => view('hello', { name: '<b>Ada & "Bob"</b>', raw: '<i>trusted</i>' }))
-    r.get('/profile', () => view('profile', { user: { name: "O'Neil <3" } }, 201), { middleware: [stamp] })
+    r.get('/profile', () => view('profile', { user: { name: "O'Neil <3" } }, 201), {
+      middleware: [stamp],
+    })
     r.get('/missing-view', () => view('no-such-template'))
     r.post('/things', () => json({ id: 1 }, 201, { location: '/things/1' }))
     r.get('/bad-redirect', (request: any) => redirect(`/next${request.query('to')}`))
@@ -121,7 +165,8 @@ describe('responses through the kernel', () => {
 
   it('sends the headers middleware added, a repeated one as separate lines, over HTTP', async () => {
     const kernel = await bootKernel((r: any) => {
-      const cookies: Middleware = async (request, next) => (await next(request)).withHeader('set-cookie', ['a=1', 'b=2'])
+      const cookies: Middleware = async (request, next) =>
+        (await next(request)).withHeader('set-cookie', ['a=1', 'b=2'])
       r.get('/stamped', () => json({ ok: true }), { middleware: [stamp, cookies] })
     })
     const server = await serve(kernel)
@@ -165,7 +210,9 @@ describe('responses through the kernel', () => {
     const response = await call(kernel, '/hello')
     expect(response.status).toBe(200)
     expect(response.header('content-type')).toBe('text/html; charset=utf-8')
-    expect(await textOf(response)).toBe('<p>&lt;b&gt;Ada &amp; &quot;Bob&quot;&lt;/b&gt; <i>trusted</i></p>')
+    expect(await textOf(response)).toBe(
+      '<p>&lt;b&gt;Ada &amp; &quot;Bob&quot;&lt;/b&gt; <i>trusted</i></p>',
+    )
   })
 
   it('renders dotted keys, blanks for missing ones, and keeps the status and headers middleware added', async () => {
@@ -205,7 +252,10 @@ describe('responses through the kernel', () => {
 
   it('turns a redirect to a URL with a line break into a 500, never a split header', async () => {
     const kernel = await bootKernel(register, { views })
-    const response = await call(kernel, { uri: '/bad-redirect', query: { to: '\r\nSet-Cookie: a=b' } })
+    const response = await call(kernel, {
+      uri: '/bad-redirect',
+      query: { to: '\r\nSet-Cookie: a=b' },
+    })
     expect(response.status).toBe(500)
     expect(response.header('set-cookie')).toBeUndefined()
     expect(response.header('location')).toBeUndefined()

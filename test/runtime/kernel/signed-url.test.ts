@@ -15,8 +15,14 @@ import { bootKernel, call, cleanupTempDirs, jsonOf, type Register } from './supp
 afterAll(cleanupTempDirs)
 
 const routes: Register = (r) => {
-  r.get('/files/{id:int}', (_request: unknown, id: number) => ({ id, signed: true }), { name: 'files.show', middleware: ['verifySignedUrl'] })
-  r.get('/reports/{name}', (_request: unknown, name: string) => ({ name }), { name: 'reports.show', middleware: ['verifySignedUrl'] })
+  r.get('/files/{id:int}', (_request: unknown, id: number) => ({ id, signed: true }), {
+    name: 'files.show',
+    middleware: ['verifySignedUrl'],
+  })
+  r.get('/reports/{name}', (_request: unknown, name: string) => ({ name }), {
+    name: 'reports.show',
+    middleware: ['verifySignedUrl'],
+  })
   r.get('/open', () => ({ open: true }), 'open')
 }
 
@@ -193,7 +199,12 @@ describe('verification', () => {
     const url = s.signedUrlFor('files.show', { id: 3 })
     expect(verdict(s, url.replace(/_sig=([0-9a-f]+)/, '_sig=$1x'))).toBe(403)
     expect(verdict(s, url.replace(/_sig=[0-9a-f]{2}/, '_sig=zz'))).toBe(403)
-    expect(verdict(s, url.replace(/_sig=([0-9a-f]+)/, (_m, hex: string) => `_sig=${hex.toUpperCase()}`))).toBe(200)
+    expect(
+      verdict(
+        s,
+        url.replace(/_sig=([0-9a-f]+)/, (_m, hex: string) => `_sig=${hex.toUpperCase()}`),
+      ),
+    ).toBe(200)
   })
 
   it('answers 400 when _exp is malformed or repeated', () => {
@@ -210,7 +221,12 @@ describe('verification', () => {
     expect(verdict(s, url.replace('/files/3', '/files/4'))).toBe(403)
     expect(verdict(s, url.replace('user=ada', 'user=bob'))).toBe(403)
     expect(verdict(s, url.replace('?', '?admin=1&'))).toBe(403)
-    expect(verdict(s, url.replace(/_exp=(\d+)/, (_m, e: string) => `_exp=${Number(e) + 3600}`))).toBe(403)
+    expect(
+      verdict(
+        s,
+        url.replace(/_exp=(\d+)/, (_m, e: string) => `_exp=${Number(e) + 3600}`),
+      ),
+    ).toBe(403)
   })
 
   it('checks the signature before the expiry (a tampered, expired URL is 403, not 410)', () => {
@@ -236,7 +252,8 @@ describe('verification', () => {
 
   it("signs a repeated key's values in their order: swapping them breaks the signature", () => {
     const s = signer(['k1'])
-    const sign = (payload: string): string => createHmac('sha256', 'k1').update(payload).digest('hex')
+    const sign = (payload: string): string =>
+      createHmac('sha256', 'k1').update(payload).digest('hex')
     const sig = sign('/files/3?k=1&k=2')
     expect(verdict(s, `/files/3?k=1&k=2&_sig=${sig}`)).toBe(200)
     expect(verdict(s, `/files/3?k=2&k=1&_sig=${sig}`)).toBe(403)
@@ -282,12 +299,19 @@ describe('the verifySignedUrl alias through the kernel', () => {
     expect(missing.header('cache-control')).toBe('no-store')
     expect(await jsonOf(missing)).toMatchObject({ code: 400 })
     expect((await call(kernel, url.replace('/42?', '/43?'))).status).toBe(403)
-    const expired = kernel.signer.temporaryUrlUntil('files.show', Math.floor(Date.now() / 1000) - 10, { id: 42 })
+    const expired = kernel.signer.temporaryUrlUntil(
+      'files.show',
+      Math.floor(Date.now() / 1000) - 10,
+      { id: 42 },
+    )
     expect((await call(kernel, expired)).status).toBe(410)
   })
 
   it('verifies with the kernel signing keys (another kernel key does not verify)', async () => {
-    const foreign = new UrlSigner({ keys: ['someone-else'], urlFor: kernel.router.urlFor }).signedUrlFor('files.show', { id: 1 })
+    const foreign = new UrlSigner({
+      keys: ['someone-else'],
+      urlFor: kernel.router.urlFor,
+    }).signedUrlFor('files.show', { id: 1 })
     expect((await call(kernel, foreign)).status).toBe(403)
   })
 

@@ -30,9 +30,19 @@ export async function buildCacheFor(register: Register): Promise<string> {
 }
 
 /** Builds a cache for `register` and boots a kernel on it (silent log, test env, a fixed key). */
-export async function bootKernel(register: Register, options: Partial<KernelOptions> = {}): Promise<Kernel> {
+export async function bootKernel(
+  register: Register,
+  options: Partial<KernelOptions> = {},
+): Promise<Kernel> {
   const dir = await buildCacheFor(register)
-  return Kernel.boot({ routeCache: dir, register, log: silentLogger, env: 'test', signingKeys: ['kernel-test-key'], ...options })
+  return Kernel.boot({
+    routeCache: dir,
+    register,
+    log: silentLogger,
+    env: 'test',
+    signingKeys: ['kernel-test-key'],
+    ...options,
+  })
 }
 
 /**
@@ -44,7 +54,10 @@ export const bodyRoutes: Register = (r) => {
   const guard = (): never => {
     throw unauthorized()
   }
-  r.post('/private', (req: FwRequest) => json({ got: req.input() }), { name: 'private', middleware: [guard] })
+  r.post('/private', (req: FwRequest) => json({ got: req.input() }), {
+    name: 'private',
+    middleware: [guard],
+  })
 }
 
 export interface LogLine {
@@ -56,7 +69,8 @@ export interface LogLine {
 /** A logger that keeps every call. */
 export function captureLogger(): Logger & { lines: LogLine[] } {
   const lines: LogLine[] = []
-  const at = (level: string) => (obj: object | string, msg?: string) => void lines.push({ level, obj, msg })
+  const at = (level: string) => (obj: object | string, msg?: string) =>
+    void lines.push({ level, obj, msg })
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }
 }
 
@@ -88,7 +102,11 @@ export interface Reply {
 
 export interface Served {
   port: number
-  send(method: string, path: string, options?: { headers?: Record<string, string>; body?: string | Buffer }): Promise<Reply>
+  send(
+    method: string,
+    path: string,
+    options?: { headers?: Record<string, string>; body?: string | Buffer },
+  ): Promise<Reply>
   close(): Promise<void>
 }
 
@@ -99,12 +117,21 @@ export async function serve(kernel: Kernel): Promise<Served> {
   const port = (server.address() as AddressInfo).port
   const send: Served['send'] = (method, path, options = {}) =>
     new Promise((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, method, path, headers: options.headers, agent: false }, (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (c: Buffer) => chunks.push(c))
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString() }))
-        res.on('error', reject)
-      })
+      const req = httpRequest(
+        { host: '127.0.0.1', port, method, path, headers: options.headers, agent: false },
+        (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (c: Buffer) => chunks.push(c))
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode!,
+              headers: res.headers,
+              text: Buffer.concat(chunks).toString(),
+            }),
+          )
+          res.on('error', reject)
+        },
+      )
       req.on('error', reject)
       req.end(options.body)
     })

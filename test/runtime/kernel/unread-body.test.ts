@@ -68,27 +68,59 @@ function exchange(head: string[], body = ''): Promise<Exchange> {
 describe('a response sent before the request body was read', () => {
   it('drains a small body and keeps the connection for the next request', async () => {
     const body = '{"a":1}'
-    const result = await exchange(['POST /private HTTP/1.1', 'Host: localhost', 'Content-Type: application/json', `Content-Length: ${body.length}`], body)
+    const result = await exchange(
+      [
+        'POST /private HTTP/1.1',
+        'Host: localhost',
+        'Content-Type: application/json',
+        `Content-Length: ${body.length}`,
+      ],
+      body,
+    )
     expect(result.statuses).toEqual(['HTTP/1.1 401 Unauthorized', 'HTTP/1.1 200 OK'])
     expect(result.connection[0]).toBe('keep-alive')
   })
 
   it('closes the connection after a 413 for a declared length it would take long to drain', async () => {
-    const result = await exchange(['POST /echo HTTP/1.1', 'Host: localhost', 'Content-Type: application/json', `Content-Length: ${1024 ** 3}`], '{"a":')
+    const result = await exchange(
+      [
+        'POST /echo HTTP/1.1',
+        'Host: localhost',
+        'Content-Type: application/json',
+        `Content-Length: ${1024 ** 3}`,
+      ],
+      '{"a":',
+    )
     expect(result.statuses).toEqual(['HTTP/1.1 413 Payload Too Large'])
     expect(result.connection).toEqual(['close'])
     expect(result.closed).toBe(true)
   })
 
   it('closes the connection when the unread body has no declared length (chunked)', async () => {
-    const result = await exchange(['POST /private HTTP/1.1', 'Host: localhost', 'Content-Type: application/json', 'Transfer-Encoding: chunked'], '7\r\n{"a":1}\r\n')
+    const result = await exchange(
+      [
+        'POST /private HTTP/1.1',
+        'Host: localhost',
+        'Content-Type: application/json',
+        'Transfer-Encoding: chunked',
+      ],
+      '7\r\n{"a":1}\r\n',
+    )
     expect(result.statuses).toEqual(['HTTP/1.1 401 Unauthorized'])
     expect(result.connection).toEqual(['close'])
     expect(result.closed).toBe(true)
   })
 
   it('keeps the connection when the body was read, chunked or not', async () => {
-    const result = await exchange(['POST /echo HTTP/1.1', 'Host: localhost', 'Content-Type: application/json', 'Transfer-Encoding: chunked'], '7\r\n{"a":1}\r\n0\r\n\r\n')
+    const result = await exchange(
+      [
+        'POST /echo HTTP/1.1',
+        'Host: localhost',
+        'Content-Type: application/json',
+        'Transfer-Encoding: chunked',
+      ],
+      '7\r\n{"a":1}\r\n0\r\n\r\n',
+    )
     expect(result.statuses).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK'])
     expect(result.connection[0]).toBe('keep-alive')
   })

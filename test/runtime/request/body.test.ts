@@ -186,9 +186,17 @@ describe('loading', () => {
   })
 
   it('refuses a multipart Request without a body with a 400, as over HTTP (no empty form)', async () => {
-    const web = new Request('http://h/', { method: 'POST', headers: { 'content-type': MULTIPART_TYPE } })
-    const error = await FwRequest.fromWeb(web).loadBody().catch((e: unknown) => e)
-    expect(error).toMatchObject({ status: 400, message: expect.stringContaining('Malformed multipart body') })
+    const web = new Request('http://h/', {
+      method: 'POST',
+      headers: { 'content-type': MULTIPART_TYPE },
+    })
+    const error = await FwRequest.fromWeb(web)
+      .loadBody()
+      .catch((e: unknown) => e)
+    expect(error).toMatchObject({
+      status: 400,
+      message: expect.stringContaining('Malformed multipart body'),
+    })
   })
 
   it('loads once, shared by copies made before and after', async () => {

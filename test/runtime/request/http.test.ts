@@ -80,7 +80,13 @@ describe('bodies over HTTP', () => {
   it('gives an empty input for a request without body', async () => {
     const { port } = await serve()
     const res = await send(port, { method: 'GET', path: '/?q=1' })
-    expect(res.body).toMatchObject({ input: {}, query: { q: '1' }, json: null, content: '', files: {} })
+    expect(res.body).toMatchObject({
+      input: {},
+      query: { q: '1' },
+      json: null,
+      content: '',
+      files: {},
+    })
   })
 
   it('keeps raw content of other types, without parsing it', async () => {
@@ -156,11 +162,16 @@ describe('body limits over HTTP', () => {
     const { port } = server.address() as AddressInfo
     try {
       const socket = connect(port, '127.0.0.1', () => {
-        socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":')
+        socket.write(
+          'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":',
+        )
         setTimeout(() => socket.destroy(), 50)
       })
       await vi.waitFor(() => expect(failures).toHaveLength(1))
-      expect(failures[0]).toMatchObject({ status: 400, message: 'Request body aborted by the client' })
+      expect(failures[0]).toMatchObject({
+        status: 400,
+        message: 'Request body aborted by the client',
+      })
       const after = await send(port, { headers: JSON_TYPE, body: '{"a":1}' })
       expect(after).toEqual({ status: 200, body: { a: 1 } })
     } finally {
@@ -185,9 +196,15 @@ describe('body limits over HTTP', () => {
     })
     expect(wide.status).toBe(413)
     // Keys count at every level, through arrays: a, b, c, d, e, f.
-    const spread = await send(port, { headers: JSON_TYPE, body: '{"a":{"b":1,"c":2},"d":[{"e":1},{"f":2}]}' })
+    const spread = await send(port, {
+      headers: JSON_TYPE,
+      body: '{"a":{"b":1,"c":2},"d":[{"e":1},{"f":2}]}',
+    })
     expect(spread.status).toBe(413)
-    const five = await send(port, { headers: JSON_TYPE, body: '{"a":{"b":1,"c":2},"d":[{"e":1},[2]]}' })
+    const five = await send(port, {
+      headers: JSON_TYPE,
+      body: '{"a":{"b":1,"c":2},"d":[{"e":1},[2]]}',
+    })
     expect(five.status).toBe(200)
     const fine = await send(port, { headers: JSON_TYPE, body: '{"a":{"b":{"c":1}}}' })
     expect(fine.status).toBe(200)
@@ -321,12 +338,22 @@ describe('headers over HTTP', () => {
       has: [true, false],
       missing: [],
       agent: 'probe/1',
-      all: { host: ['example.test'], 'x-tag': ['one', 'two'], 'user-agent': ['probe/1'], connection: ['close'] },
+      all: {
+        host: ['example.test'],
+        'x-tag': ['one', 'two'],
+        'user-agent': ['probe/1'],
+        connection: ['close'],
+      },
     })
   })
 
   it('reads the headers it acts on (body, proxy, override) whatever their case', async () => {
-    const { port } = await serve({}, (r) => ({ input: r.input(), secure: r.isSecure(), host: r.getHost(), method: r.getMethod() }))
+    const { port } = await serve({}, (r) => ({
+      input: r.input(),
+      secure: r.isSecure(),
+      host: r.getHost(),
+      method: r.getMethod(),
+    }))
     const body = '{"a":1}'
     const reply = await rawExchange(port, [
       'POST / HTTP/1.0',
@@ -348,9 +375,20 @@ describe('headers over HTTP', () => {
   })
 
   it('takes the host of an absolute-form target over the Host header (RFC 9112 3.2.2)', async () => {
-    const { port } = await serve({}, (r) => ({ host: r.getHost(), port: r.getPort(), path: r.getPath(), query: r.query() }))
-    const reply = await rawExchange(port, ['GET http://Acme.Example:8080/a/b?c=1 HTTP/1.0', 'Host: other.test'])
-    expect(statusAndBody(reply)).toEqual({ status: 200, body: { host: 'acme.example', port: 8080, path: '/a/b', query: { c: '1' } } })
+    const { port } = await serve({}, (r) => ({
+      host: r.getHost(),
+      port: r.getPort(),
+      path: r.getPath(),
+      query: r.query(),
+    }))
+    const reply = await rawExchange(port, [
+      'GET http://Acme.Example:8080/a/b?c=1 HTTP/1.0',
+      'Host: other.test',
+    ])
+    expect(statusAndBody(reply)).toEqual({
+      status: 200,
+      body: { host: 'acme.example', port: 8080, path: '/a/b', query: { c: '1' } },
+    })
   })
 
   it('refuses with 400 a request whose host is not one well-formed host[:port]', async () => {
@@ -360,20 +398,39 @@ describe('headers over HTTP', () => {
       [['GET / HTTP/1.0', 'Host: acme.test, evil.test'], 'Invalid Host header'],
       [['GET / HTTP/1.0', 'Host: acme.test:abc'], 'Invalid Host header'],
       [['GET / HTTP/1.0', 'Host: acme.test:70000'], 'Invalid Host header'],
-      [['GET http://user@acme.test/ HTTP/1.0', 'Host: acme.test'], 'Invalid host in the request target'],
+      [
+        ['GET http://user@acme.test/ HTTP/1.0', 'Host: acme.test'],
+        'Invalid host in the request target',
+      ],
       // The target or a trusted X-Forwarded-Host naming the host does not excuse a second Host line.
-      [['GET http://acme.test/ HTTP/1.0', 'Host: acme.test', 'Host: acme.test'], 'More than one Host header'],
-      [['GET / HTTP/1.0', 'Host: evil.test', 'Host: acme.test', 'X-Forwarded-Host: acme.test'], 'More than one Host header'],
+      [
+        ['GET http://acme.test/ HTTP/1.0', 'Host: acme.test', 'Host: acme.test'],
+        'More than one Host header',
+      ],
+      [
+        ['GET / HTTP/1.0', 'Host: evil.test', 'Host: acme.test', 'X-Forwarded-Host: acme.test'],
+        'More than one Host header',
+      ],
     ]
     for (const [lines, error] of cases) {
-      expect(statusAndBody(await rawExchange(port, lines))).toEqual({ status: 400, body: { error } })
+      expect(statusAndBody(await rawExchange(port, lines))).toEqual({
+        status: 400,
+        body: { error },
+      })
     }
     // No Host at all on HTTP/1.0 is allowed: the address the connection came in on.
-    expect(statusAndBody(await rawExchange(port, ['GET / HTTP/1.0']))).toEqual({ status: 200, body: { host: '127.0.0.1' } })
+    expect(statusAndBody(await rawExchange(port, ['GET / HTTP/1.0']))).toEqual({
+      status: 200,
+      body: { host: '127.0.0.1' },
+    })
   })
 
   it('takes the last forwarded value over several field lines, as one comma list', async () => {
-    const { port } = await serve({}, (r) => ({ scheme: r.getScheme(), host: r.getHost(), path: r.getPath() }))
+    const { port } = await serve({}, (r) => ({
+      scheme: r.getScheme(),
+      host: r.getHost(),
+      path: r.getPath(),
+    }))
     const reply = await rawExchange(port, [
       'GET /a/b?c=1 HTTP/1.0',
       'Host: example.test',

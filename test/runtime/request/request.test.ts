@@ -87,7 +87,9 @@ describe('URI', () => {
   it('refuses a Host header that is not a host with a 400, rather than guessing one', () => {
     for (const host of ['evil.com/x', 'a b', 'evil.com:99999', 'x@y']) {
       const r = FwRequest.create({ headers: { host } })
-      expect(() => r.getHost()).toThrow(expect.objectContaining({ status: 400, message: 'Invalid Host header' }))
+      expect(() => r.getHost()).toThrow(
+        expect.objectContaining({ status: 400, message: 'Invalid Host header' }),
+      )
     }
   })
 
@@ -125,7 +127,12 @@ describe('URI', () => {
       false,
     ])
     const loopbackDefault = { trustProxy: compileTrust('') }
-    expect(FwRequest.create({ headers, server: { REMOTE_ADDR: '127.0.0.1' } }, loopbackDefault).isSecure()).toBe(true)
+    expect(
+      FwRequest.create(
+        { headers, server: { REMOTE_ADDR: '127.0.0.1' } },
+        loopbackDefault,
+      ).isSecure(),
+    ).toBe(true)
   })
 
   it('gives the client address without the IPv4-mapped prefix', () => {
