@@ -1,10 +1,13 @@
 // The production server: the compiled route cache plus the runtime, nothing else (no compiler,
 // bundler or CLI). Build the cache first: `npx fw route:cache build`.
 import { createServer } from 'node:http'
+import { fileURLToPath } from 'node:url'
 import { Kernel, answerClientError, createListener } from 'fw/runtime'
 import register from './.fw/cache/routes.mjs'
 
-const kernel = await Kernel.boot({ routeCache: '.fw/cache', register })
+// The cache beside this file, so `node my-app/server.mjs` works from any folder.
+const routeCache = fileURLToPath(new URL('./.fw/cache', import.meta.url))
+const kernel = await Kernel.boot({ routeCache, register })
 const server = createServer(createListener(() => kernel))
 // "Expect: 100-continue" uploads: the 100 only once the body is read (a refused request never uploads).
 server.on('checkContinue', createListener(() => kernel, { expectContinue: true }))

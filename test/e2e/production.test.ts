@@ -5,7 +5,8 @@
  */
 import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assertBuilt, cleanupProjects, makeProject, REPO_ROOT, runFw } from '../support/project.js'
 
@@ -34,8 +35,11 @@ describe('fw init, fw route:cache build, node server.mjs', () => {
     expect((await runFw(['route:cache', 'build'], { cwd: dir })).code).toBe(0)
     writeFileSync(join(dir, 'hooks.mjs'), HOOKS)
     writeFileSync(join(dir, 'record.mjs'), RECORD)
-    const child = spawn(process.execPath, ['--import', './record.mjs', 'server.mjs'], {
-      cwd: dir,
+    // Started from the app's parent folder, as a process manager may: the server finds its cache
+    // beside server.mjs, not in the working directory.
+    const record = pathToFileURL(join(dir, 'record.mjs')).href
+    const child = spawn(process.execPath, ['--import', record, join(dir, 'server.mjs')], {
+      cwd: dirname(dir),
       env: { ...process.env, PORT: '0', FW_LOADS: join(dir, 'loads.txt'), LOG_LEVEL: 'silent' },
     })
     stop = () => child.kill('SIGTERM')
