@@ -57,7 +57,7 @@ export class UrlSigner {
     absolute = false,
     payloadMode: PayloadMode | null = null,
   ): string {
-    const expires = ttl === null ? null : this.#now() + ttl
+    const expires = ttl === null ? null : this.#now() + checkTtl(ttl)
     return this.#sign(name, params, query, expires, absolute, payloadMode)
   }
 
@@ -84,8 +84,13 @@ export class UrlSigner {
     absolute = false,
     payloadMode: PayloadMode | null = null,
   ): string {
-    const expires =
-      expiresAt instanceof Date ? Math.floor(expiresAt.getTime() / 1000) : Math.floor(expiresAt)
+    const expires = Math.floor(
+      expiresAt instanceof Date ? expiresAt.getTime() / 1000 : Number(expiresAt),
+    )
+    // Checked at run time too: a JavaScript caller's misplaced argument would otherwise be
+    // signed into `_exp` (`1795674737absolute`) and every request answered 400.
+    if (!Number.isSafeInteger(expires) || typeof expiresAt === 'string')
+      throw new TypeError('temporaryUrlUntil needs a valid Date or Unix seconds as its expiry')
     return this.#sign(name, params, query, expires, absolute, payloadMode)
   }
 
@@ -193,4 +198,11 @@ function canonicalQuery(pairs: [string, string][]): string {
     .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
     .map(([k, v]) => `${k}=${v}`)
     .join('&')
+}
+
+/** A ttl as seconds; JavaScript callers get a clear error for anything else. */
+function checkTtl(ttl: unknown): number {
+  if (typeof ttl !== 'number' || !Number.isFinite(ttl))
+    throw new TypeError(`A signed URL's ttl must be a number of seconds, got ${typeof ttl}`)
+  return Math.floor(ttl)
 }

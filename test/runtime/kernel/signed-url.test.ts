@@ -83,6 +83,18 @@ describe('signing', () => {
     expect(() => signer([])).toThrow()
     expect(() => signer([''])).toThrow()
   })
+
+  // A JavaScript caller passing the mode where the ttl goes got `_exp=1795674737absolute`,
+  // a URL that verification then answered with 400.
+  it('refuses a ttl or expiry that is not a number of seconds instead of signing it', () => {
+    const s = signer(['k1']) as unknown as Record<string, (...args: unknown[]) => string>
+    expect(() => s.signedUrlFor!('files.show', { id: 1 }, {}, 'absolute')).toThrow(TypeError)
+    expect(() => s.signedUrlFor!('files.show', { id: 1 }, {}, Number.NaN)).toThrow(TypeError)
+    expect(() => s.temporaryUrlFor!('files.show', { id: 1 }, {}, '60')).toThrow(TypeError)
+    expect(() => s.temporaryUrlUntil!('files.show', 'tomorrow', { id: 1 })).toThrow(TypeError)
+    expect(() => s.temporaryUrlUntil!('files.show', new Date('x'), { id: 1 })).toThrow(TypeError)
+    expect(s.signedUrlFor!('files.show', { id: 1 }, {}, 60.7)).toMatch(/_exp=\d+&_sig=/)
+  })
 })
 
 describe('regressions', () => {
