@@ -9,7 +9,10 @@ import { defaultAuth, type Auth } from './auth.js'
 import type { AuthHandlers } from './handlers.js'
 
 export interface AuthRoutesOptions {
-  /** Middleware of the three login routes. Default ['throttle:5,300'] (spec "Authentication" 7). */
+  /**
+   * Middleware of the three login routes, applied as one group: a throttle there is one counter
+   * for all three. Default ['throttle:5,300'] (spec "Authentication" 7).
+   */
   loginMiddleware?: string[]
   /** Leave out variations. Default: all on, as in the example app. */
   refreshTokens?: boolean
@@ -36,17 +39,19 @@ export function authRoutes(
     const handler = (request: FwRequest): Promise<FwResponse> => current().handlers[name](request)
     return Object.defineProperty(handler, 'name', { value: name })
   }
-  const throttled = { middleware: options.loginMiddleware ?? ['throttle:5,300'] }
-  r.post('/auth/login', handle('login'), { ...throttled, name: 'auth.login' })
+  // The logins share one group, so one counter: 5 password guesses per client every 300 s in
+  // all, not 5 per login route (15 with the three of them).
+  r.group({ middleware: options.loginMiddleware ?? ['throttle:5,300'] }, (r) => {
+    r.post('/auth/login', handle('login'), 'auth.login')
+    if (options.refreshTokens !== false)
+      r.post('/rt/auth/login', handle('refreshTokenLogin'), 'rt.auth.login')
+    if (options.oauth !== false) r.post('/oauth/token', handle('oauthToken'), 'oauth.token')
+  })
   r.post('/auth/refresh', handle('refresh'), 'auth.refresh')
   r.get('/auth/me', handle('me'), { name: 'auth.me', middleware: ['auth'] })
   r.post('/auth/logout', handle('logout'), { name: 'auth.logout', middleware: ['auth'] })
-  if (options.refreshTokens !== false) {
-    r.post('/rt/auth/login', handle('refreshTokenLogin'), { ...throttled, name: 'rt.auth.login' })
+  if (options.refreshTokens !== false)
     r.post('/rt/auth/refresh', handle('refreshTokenRefresh'), 'rt.auth.refresh')
-  }
-  if (options.oauth !== false)
-    r.post('/oauth/token', handle('oauthToken'), { ...throttled, name: 'oauth.token' })
   if (options.admin !== false)
     r.get('/admin/users', handle('adminUsers'), {
       name: 'admin.users',

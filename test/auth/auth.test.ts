@@ -109,12 +109,12 @@ describe('authRoutes', () => {
     )
     expect(routes.map((r) => [r.method, r.path, r.name, r.middleware])).toEqual([
       ['POST', '/auth/login', 'auth.login', ['throttle:5,300']],
+      ['POST', '/rt/auth/login', 'rt.auth.login', ['throttle:5,300']],
+      ['POST', '/oauth/token', 'oauth.token', ['throttle:5,300']],
       ['POST', '/auth/refresh', 'auth.refresh', []],
       ['GET', '/auth/me', 'auth.me', ['auth']],
       ['POST', '/auth/logout', 'auth.logout', ['auth']],
-      ['POST', '/rt/auth/login', 'rt.auth.login', ['throttle:5,300']],
       ['POST', '/rt/auth/refresh', 'rt.auth.refresh', []],
-      ['POST', '/oauth/token', 'oauth.token', ['throttle:5,300']],
       ['GET', '/admin/users', 'admin.users', ['auth', 'role:admin']],
     ])
     expect(routes.map((r) => (r.handler as () => unknown).name)).toContain('login')

@@ -195,6 +195,23 @@ describe('the example app: throttling', () => {
     expect(last!.headers.get('x-ratelimit-remaining')).toBe('0')
   })
 
+  // Each login route had its own counter: 15 password guesses per client every 300 s.
+  it('counts the three login routes against one limit', async () => {
+    const client = from('10.0.9.10')
+    const wrong = { email: 'bob@example.com', password: 'wrong' }
+    for (let i = 0; i < 3; i++) expect((await post('/auth/login', wrong, client)).status).toBe(401)
+    expect((await post('/rt/auth/login', wrong, client)).status).toBe(401)
+    const oauth = await fetch(`${app.url}/oauth/token`, {
+      method: 'POST',
+      headers: { ...client, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=password&username=bob%40example.com&password=wrong',
+    })
+    expect(oauth.status).toBe(400)
+    expect(oauth.headers.get('x-ratelimit-remaining')).toBe('0')
+    expect((await post('/rt/auth/login', wrong, client)).status).toBe(429)
+    expect((await post('/auth/login', wrong, client)).status).toBe(429)
+  })
+
   it('stacks /api/v1/limited (5 per 60 s) on the /api/v1 group limit (60 per 60 s)', async () => {
     const answers: Response[] = []
     for (let i = 0; i < 6; i++)
