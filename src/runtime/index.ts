@@ -39,6 +39,18 @@ export { createLogger, silentLogger } from './logger.js'
 export { loadRouter, isCacheFresh } from './load-router.js'
 export type { CompiledRouter, MatchResult, RouteInfo } from './load-router.js'
 export { FwRequest } from './request/request.js'
+export {
+  UploadedFile,
+  UPLOAD_ERR_OK,
+  UPLOAD_ERR_INI_SIZE,
+  UPLOAD_ERR_FORM_SIZE,
+  UPLOAD_ERR_PARTIAL,
+  UPLOAD_ERR_NO_FILE,
+  UPLOAD_ERR_NO_TMP_DIR,
+  UPLOAD_ERR_CANT_WRITE,
+  type UploadedFileInit,
+} from './request/uploaded-file.js'
+export type { FileMap } from './request/multipart.js'
 export type {
   Middleware,
   MiddlewareFactory,

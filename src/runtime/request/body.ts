@@ -3,10 +3,10 @@
  * once, and copies made before or after see the same result. `withBody`/`withParsedBody` put a
  * new slot (or a layer over the old one) on the copy.
  */
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import type { BodyLimits } from '../types.js'
 import { bodyKind, contentBody, emptyBody, type BodyData, type BodyKind } from './content.js'
-import { parseMultipart } from './multipart.js'
+import { multipartLimit, parseMultipart } from './multipart.js'
 import { checkDeclaredLength, openBody, readAll, readPlain, type BodyStream } from './read-body.js'
 import type { UploadedFile } from './uploaded-file.js'
 
@@ -43,6 +43,13 @@ export class BodySlot {
   /** A slot that already holds its body. */
   static loaded(data: BodyData): BodySlot {
     return new BodySlot(data, null)
+  }
+
+  /** A slot whose body was refused unread (over a limit): loading and reading throw `error`. */
+  static failed(error: unknown): BodySlot {
+    const slot = new BodySlot(null, () => Promise.reject(error))
+    slot.#error = error
+    return slot
   }
 
   /** A slot read from the wire on the first `load()`. */
@@ -119,28 +126,40 @@ export class BodySlot {
   }
 }
 
+/**
+ * The most bytes a body may have as received: a multipart body's total; any other body's limit,
+ * which a compressed body must keep on the wire as well as once decoded (40 MiB of empty deflate
+ * blocks decode to almost nothing).
+ */
+function wireLimit(kind: BodyKind, limits: BodyLimits): number {
+  return kind === 'multipart' ? multipartLimit(limits) : limits.body
+}
+
 /** Reads a body off the wire by its Content-Type and Content-Encoding, into `accept`. */
 function loadWire(wire: WireBody, accept: (data: BodyData) => void): Promise<void> {
   const kind = bodyKind(wire.contentType)
-  const decoded = kind === 'multipart' || !isIdentity(wire.contentEncoding)
+  const limit = wireLimit(kind, wire.limits)
   // A declared length over the limit is refused before the client is asked for the body: one
   // waiting for "100 Continue" then never uploads it.
   try {
-    if (!decoded) checkDeclaredLength(wire.contentLength, wire.limits.body)
+    checkDeclaredLength(wire.contentLength, limit)
   } catch (error) {
     wire.open()?.resume() // drain it: a small rest keeps the connection usable (the node adapter closes it after a large one)
     return Promise.reject(error)
   }
   wire.askForBody?.()
-  // Multipart has no empty form (RFC 2046: at least one part, then the close delimiter), so a
-  // declared multipart body that never came goes through busboy like any other: it refuses the
-  // missing boundary or the missing end of form with the same 400 as a truncated upload.
-  const origin = wire.open() ?? (kind === 'multipart' ? Readable.from([]) : null)
+  // No body at all (no Content-Length or Transfer-Encoding, a web Request whose body is null)
+  // is an empty body whatever the method and type. Multipart content that is there but empty
+  // goes through busboy like any other: RFC 2046 has no empty form (a part, then the close
+  // delimiter), so it gets the same 400 as a truncated upload.
+  const origin = wire.open()
   if (origin === null) {
     accept(emptyBody())
     return Promise.resolve()
   }
-  if (decoded) return loadDecoded(origin, kind, wire).then(accept)
+  if (kind === 'multipart' || !isIdentity(wire.contentEncoding)) {
+    return loadDecoded(origin, kind, wire, limit).then(accept)
+  }
   return readPlain(origin, wire.limits.body, (raw) =>
     accept(parsed(contentBody(raw, kind, wire.limits))),
   )
@@ -152,9 +171,14 @@ function parsed(data: BodyData): BodyData {
   return data
 }
 
-/** Multipart, or a compressed body: through `openBody`'s decoder. */
-async function loadDecoded(origin: Readable, kind: BodyKind, wire: WireBody): Promise<BodyData> {
-  const body = openBody(origin, wire.contentEncoding)
+/** Multipart, or a compressed body (`limit` bytes received at most): through `openBody`. */
+async function loadDecoded(
+  origin: Readable,
+  kind: BodyKind,
+  wire: WireBody,
+  limit: number,
+): Promise<BodyData> {
+  const body = openBody(origin, wire.contentEncoding, limit)
   try {
     if (kind === 'multipart') return await loadMultipart(body, wire)
     // A compressed body's declared length says nothing about its decoded size: counted as read.

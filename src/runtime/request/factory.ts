@@ -1,7 +1,7 @@
 /** State for requests built in process: the test factory `create()` and `withBody()`. */
 import { Readable } from 'node:stream'
 import { BodySlot } from './body.js'
-import { bodyKind, contentBody, type BodyData } from './content.js'
+import { bodyKind, contentBody, emptyBody, type BodyData } from './content.js'
 import {
   firstHeader,
   headersFromRecord,
@@ -11,8 +11,9 @@ import {
 } from './headers.js'
 import type { FileMap } from './multipart.js'
 import type { ResolvedOptions } from './options.js'
-import { copyParams, emptyParams, type Params } from './params.js'
+import { copyDeep, emptyParams, type Params } from './params.js'
 import { buildQuery, parseParams } from './query.js'
+import { tooLarge } from './read-body.js'
 import { assemble, serverParams, type RequestState } from './state.js'
 import { isAbsoluteForm, splitTarget, type Peer } from './uri.js'
 
@@ -31,7 +32,11 @@ export interface CreateRequestInit {
   files?: FileMap
   /** Overrides of server params; REMOTE_ADDR (default 127.0.0.1) is also the peer address. */
   server?: Record<string, string | number>
-  /** Raw content, parsed by the Content-Type header (multipart needs `await loadBody()`). */
+  /**
+   * Raw content, parsed by the Content-Type header (multipart needs `await loadBody()`), under
+   * the same limits as a body off the wire. Absent, the request has no body (an empty form for a
+   * multipart type); present but empty, multipart content lacks its closing boundary (400).
+   */
   body?: string | Buffer
   attributes?: Record<string, unknown>
 }
@@ -48,7 +53,7 @@ export function createState(init: CreateRequestInit, options: ResolvedOptions): 
   if (!headers.has('host')) headers = withHeader(headers, 'host', url?.host || 'localhost')
   const { path, query: queryString } = splitTarget(uri)
   const query = parseParams(queryString, options.limits)
-  if (init.query) Object.assign(query, copyParams(init.query))
+  if (init.query) Object.assign(query, copyDeep(init.query))
   const search = init.query ? buildQuery(query) : queryString
   const target = search === '' ? path : `${path}?${search}`
   const method = (init.method ?? 'GET').toUpperCase()
@@ -58,7 +63,7 @@ export function createState(init: CreateRequestInit, options: ResolvedOptions): 
   return assemble({
     ...{ method, target, headers, peer, options, server, query },
     body: createSlot(init, headers, options),
-    ...(init.cookies ? { cookies: copyParams(init.cookies) } : {}),
+    ...(init.cookies ? { cookies: Object.assign(emptyParams(), copyDeep(init.cookies)) } : {}),
     attributes: new Map(Object.entries(init.attributes ?? {})),
   })
 }
@@ -78,10 +83,11 @@ function createSlot(
   headers: HeaderBag,
   options: ResolvedOptions,
 ): BodySlot {
-  const raw = init.body === undefined ? Buffer.alloc(0) : Buffer.from(init.body)
+  const raw = init.body === undefined ? null : Buffer.from(init.body)
   const slot = contentSlot(raw, headers, options)
+  const post = init.post ? Object.assign(emptyParams(), copyDeep(init.post)) : null
   const patch: Partial<BodyData> = {
-    ...(init.post ? { kind: 'form', value: constant(copyParams(init.post)) } : {}),
+    ...(post ? { kind: 'form', value: constant(post) } : {}),
     ...(init.files ? { files: Object.assign(emptyParams(), init.files) as FileMap } : {}),
   }
   return Object.keys(patch).length === 0 ? slot : BodySlot.overlay(slot, () => patch)
@@ -92,14 +98,22 @@ function constant<T>(value: T): () => T {
 }
 
 /**
- * A slot holding `raw` content, interpreted by the Content-Type in `headers`. JSON and
- * urlencoded content parse lazily on first read; multipart content is parsed by `load()`.
+ * A slot holding `raw` content (null: no body), interpreted by the Content-Type in `headers`,
+ * under the limits a body read off the wire has. JSON and urlencoded content parse lazily on
+ * first read; multipart content is parsed by `load()`, as it would be from the wire.
  */
-export function contentSlot(raw: Buffer, headers: HeaderBag, options: ResolvedOptions): BodySlot {
+export function contentSlot(
+  raw: Buffer | null,
+  headers: HeaderBag,
+  options: ResolvedOptions,
+): BodySlot {
+  if (raw === null) return BodySlot.loaded(emptyBody())
   const contentType = firstHeader(headers, 'content-type')
   const kind = bodyKind(contentType)
-  if (kind !== 'multipart' || raw.length === 0) {
-    return BodySlot.loaded(contentBody(raw, kind, options.limits))
+  if (kind !== 'multipart') {
+    const { limits } = options
+    if (raw.length > limits.body) return BodySlot.failed(tooLarge(limits.body))
+    return BodySlot.loaded(contentBody(raw, kind, limits))
   }
   return BodySlot.fromWire({
     open: () => Readable.from([raw]),

@@ -152,12 +152,16 @@ class RawHeaders implements ReadonlyMap<string, HeaderEntry> {
   }
 }
 
-/** A bag from a plain record, validating names and values as `withHeader` does. */
+/**
+ * A bag from a plain record, validating names and values as `withHeader` does. Names are
+ * lowercased, as Node and `Headers` give them: `getHeaders()` of `create()` lists the same keys
+ * as a request off the wire.
+ */
 export function headersFromRecord(init: HeaderInit): HeaderBag {
   let bag: HeaderBag = new Map()
   for (const name of Object.keys(init)) {
     const value = init[name]
-    if (value !== undefined) bag = withAddedHeader(bag, name, value)
+    if (value !== undefined) bag = withAddedHeader(bag, name.toLowerCase(), value)
   }
   return bag
 }

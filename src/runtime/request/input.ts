@@ -3,6 +3,7 @@
  * selections `only`, `except`, `filled`. Every lookup is an own-property lookup.
  */
 import {
+  copyDeep,
   copyParams,
   emptyParams,
   FORBIDDEN_KEYS,
@@ -28,16 +29,25 @@ export function valueAt(root: unknown, path: string, fallback: unknown): unknown
   return found ? value : fallback
 }
 
-/** `query()`-style selection: all (a copy), several keys (null when missing), or one key. */
+/** A copy of the value at `path` (a scalar as it is), or `fallback` when absent. */
+export function copyAt(root: unknown, path: string, fallback: unknown): unknown {
+  const { found, value } = lookup(root, path)
+  return found ? copyDeep(value) : fallback
+}
+
+/**
+ * `query()`-style selection, copied (callers may change what they get): all, several keys (null
+ * when missing), or one key.
+ */
 export function select(
   source: Params,
   key: string | readonly string[] | undefined,
   fallback: unknown,
 ): unknown {
-  if (key === undefined) return copyParams(source)
-  if (typeof key === 'string') return valueAt(source, key, fallback)
+  if (key === undefined) return copyDeep(source)
+  if (typeof key === 'string') return copyAt(source, key, fallback)
   const result = emptyParams()
-  for (const k of key) result[k] = valueAt(source, k, null)
+  for (const k of key) result[k] = copyAt(source, k, null)
   return result
 }
 

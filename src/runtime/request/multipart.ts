@@ -34,9 +34,36 @@ export interface MultipartOptions {
   uploadDir: string
 }
 
+const KIB = 1024
+const MIB = 1024 * KIB
+
+/**
+ * Bytes a multipart body may carry besides its field values and file contents (boundaries, part
+ * headers, a preamble or an epilogue): 1 KiB a part plus 1 MiB, about 2 MiB by default. The
+ * 1 MiB also covers file bytes still in stream buffers when they are counted (a few 64 KiB chunks).
+ * @example
+ * multipartOverhead(DEFAULT_BODY_LIMITS) // 2,093,056
+ */
+export function multipartOverhead(limits: BodyLimits): number {
+  return MIB + KIB * limits.parts
+}
+
+/**
+ * The most bytes one multipart body may have, as received: all files, all fields and the
+ * overhead (about 53 MiB by default). A declared Content-Length over it is refused up front.
+ * @example
+ * checkDeclaredLength(contentLength, multipartLimit(limits))
+ */
+export function multipartLimit(limits: BodyLimits): number {
+  return limits.totalFileSize + limits.body + multipartOverhead(limits)
+}
+
 /**
  * Parses a multipart body. No boundary, a truncated body or a malformed part → 400; a file,
- * field, or count over its limit → 413; an aborted upload → 400 (nobody is listening by then).
+ * field, or count over its limit → 413, and so is a body over `multipartLimit` or carrying more
+ * than the fields limit plus `multipartOverhead` besides its files (parts busboy skips, such as
+ * one without Content-Disposition, and a preamble are read too); an aborted upload → 400
+ * (nobody is listening by then).
  * @example
  * const { fields, files } = await parseMultipart(body, contentType, { limits, uploadDir })
  */
@@ -78,6 +105,9 @@ class MultipartRun {
   readonly #options: MultipartOptions
   readonly #fields = emptyParams()
   readonly #uploads: TempUpload[] = []
+  readonly #totalLimit: number
+  readonly #otherLimit: number
+  #wireBytes = 0
   #fieldBytes = 0
   #fileBytes = 0
   #settled = false
@@ -88,14 +118,32 @@ class MultipartRun {
     this.#body = body
     this.#parser = parser
     this.#options = options
+    this.#totalLimit = multipartLimit(options.limits)
+    this.#otherLimit = options.limits.body + multipartOverhead(options.limits)
     this.result = new Promise((resolve, reject) => {
       this.#resolve = resolve
       this.#reject = reject
     })
     this.#listen()
-    body.stream.on('error', (error) => this.#fail(badRequest('Malformed body', { cause: error })))
+    body.stream.on('error', (error) => this.#fail(streamError(error)))
     body.onAbort((error) => this.#fail(error))
+    body.stream.on('data', this.#onBodyData)
     body.stream.pipe(parser)
+  }
+
+  // Every byte of the body counts, also those busboy reads past without an event: a preamble,
+  // a part without Content-Disposition, an epilogue. What is not file content must fit in the
+  // fields limit plus the overhead; file bytes are counted as they leave busboy.
+  readonly #onBodyData = (chunk: Buffer): void => {
+    this.#wireBytes += chunk.length
+    if (this.#wireBytes - this.#fileBytes > this.#otherLimit) {
+      const limit = this.#otherLimit
+      this.#fail(
+        payloadTooLarge(`Multipart body exceeds the limit of ${limit} bytes besides files`),
+      )
+    } else if (this.#wireBytes > this.#totalLimit) {
+      this.#fail(payloadTooLarge(`Multipart body exceeds the limit of ${this.#totalLimit} bytes`))
+    }
   }
 
   #listen(): void {
@@ -110,23 +158,28 @@ class MultipartRun {
       .on('close', () => void this.#complete())
   }
 
-  #onFile(name: string, stream: Readable, info: busboy.FileInfo): void {
+  #onFile(name: string | undefined, stream: Readable, info: busboy.FileInfo): void {
     stream.on('error', (error) => this.#fail(malformed(error)))
-    // An empty file input is sent with filename="" and no content: no file.
-    if (this.#settled || !usableName(name) || info.filename === '') return void stream.resume()
-    const upload = new TempUpload(this.#options.uploadDir, name, info)
-    this.#uploads.push(upload)
-    upload.file.on('error', (error) => this.#fail(storeError(error)))
-    stream.on('data', (chunk: Buffer) => this.#onFileData(upload, chunk))
+    // A file we drop counts against the file limits like one we keep: busboy reads it all the same.
     stream.once('limit', () => {
       const limit = this.#options.limits.fileSize
       this.#fail(payloadTooLarge(`Uploaded file exceeds the limit of ${limit} bytes`))
     })
+    // An empty file input is sent with filename="" and no content: no file.
+    if (this.#settled || !usableName(name) || info.filename === '') {
+      return void stream.on('data', (chunk: Buffer) => this.#onFileData(chunk))
+    }
+    const upload = new TempUpload(this.#options.uploadDir, name, info)
+    this.#uploads.push(upload)
+    upload.file.on('error', (error) => this.#fail(storeError(error)))
+    stream.on('data', (chunk: Buffer) => {
+      upload.size += chunk.length
+      this.#onFileData(chunk)
+    })
     stream.pipe(upload.file)
   }
 
-  #onFileData(upload: TempUpload, chunk: Buffer): void {
-    upload.size += chunk.length
+  #onFileData(chunk: Buffer): void {
     this.#fileBytes += chunk.length
     // busboy caps each file; this caps them all together (20 files x 10 MiB is too much disk).
     const { totalFileSize } = this.#options.limits
@@ -135,14 +188,16 @@ class MultipartRun {
     }
   }
 
-  #onField(name: string, value: string, info: busboy.FieldInfo): void {
-    if (this.#settled || !usableName(name)) return
+  #onField(name: string | undefined, value: string, info: busboy.FieldInfo): void {
+    if (this.#settled) return
     const { body, depth } = this.#options.limits
-    this.#fieldBytes += Buffer.byteLength(name) + Buffer.byteLength(value)
+    // Counted before the name is judged: a field we drop (no name, `__proto__`) was read too.
+    this.#fieldBytes += Buffer.byteLength(name ?? '') + Buffer.byteLength(value)
     // Each field is capped by busboy; this caps them all together, as for urlencoded bodies.
     if (info.nameTruncated || info.valueTruncated || this.#fieldBytes > body) {
       return void this.#fail(payloadTooLarge(`Form fields exceed the limit of ${body} bytes`))
     }
+    if (!usableName(name)) return
     try {
       addParam(this.#fields, name, value, depth, true)
     } catch (error) {
@@ -159,6 +214,7 @@ class MultipartRun {
     }
     if (this.#settled) return
     this.#settled = true
+    this.#body.stream.off('data', this.#onBodyData)
     const uploads = this.#uploads.map((upload) => upload.toUploadedFile())
     this.#resolve({
       fields: finalizeParams(this.#fields),
@@ -170,6 +226,7 @@ class MultipartRun {
   async #fail(error: unknown): Promise<void> {
     if (this.#settled) return
     this.#settled = true
+    this.#body.stream.off('data', this.#onBodyData)
     this.#body.stream.unpipe(this.#parser)
     this.#body.stop()
     // Not synchronously: we may be inside a busboy callback that still touches its state
@@ -241,6 +298,12 @@ function malformed(error: unknown): HttpError {
   if (error instanceof HttpError) return error
   const reason = error instanceof Error ? `: ${error.message}` : ''
   return badRequest(`Malformed multipart body${reason}`, { cause: error })
+}
+
+/** The body stream failed: a limit of the reader (its 413) as it is, anything else a 400. */
+function streamError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error
+  return badRequest('Malformed body', { cause: error })
 }
 
 function storeError(error: unknown): HttpError {

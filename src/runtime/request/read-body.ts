@@ -1,6 +1,7 @@
 /**
  * Reading a request body off the wire: Content-Encoding, size limits counted after
- * decompression, and leaving the connection usable when we stop early.
+ * decompression (and, for a compressed body, as received too), and leaving the connection
+ * usable when we stop early.
  */
 import type { Readable, Transform } from 'node:stream'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
@@ -25,9 +26,15 @@ const DECODERS: Record<string, (() => Transform) | undefined> = {
 
 /**
  * Wraps `origin` in the decoder its Content-Encoding names. Anything else than identity, gzip,
- * deflate or br (including a list of several) is a 415, before a byte is read.
+ * deflate or br (including a list of several) is a 415, before a byte is read. A compressed body
+ * fails with a 413 once more than `wireLimit` bytes were received (the reader counts decoded
+ * bytes; an identity body's are the same).
  */
-export function openBody(origin: Readable, contentEncoding: string | undefined): BodyStream {
+export function openBody(
+  origin: Readable,
+  contentEncoding: string | undefined,
+  wireLimit: number,
+): BodyStream {
   const encoding = (contentEncoding ?? 'identity').trim().toLowerCase()
   const create = encoding === 'identity' || encoding === '' ? null : DECODERS[encoding]
   if (create === undefined) throw unsupportedMediaType(`Unsupported Content-Encoding: ${encoding}`)
@@ -36,7 +43,10 @@ export function openBody(origin: Readable, contentEncoding: string | undefined):
   const decoder = create?.() ?? null
   let ended = false
   origin.once('end', () => (ended = true))
-  if (decoder) origin.pipe(decoder)
+  if (decoder) {
+    limitReceived(origin, decoder, wireLimit)
+    origin.pipe(decoder)
+  }
   return {
     stream: decoder ?? origin,
     stop: () => {
@@ -55,6 +65,22 @@ export function openBody(origin: Readable, contentEncoding: string | undefined):
       origin.on('error', abort)
     },
   }
+}
+
+/**
+ * Fails `decoder` with a 413 past `limit` bytes of `origin`: compression can also make a body
+ * larger than what it decodes to (empty deflate blocks, 5 bytes each, decode to nothing).
+ */
+function limitReceived(origin: Readable, decoder: Transform, limit: number): void {
+  let size = 0
+  const onData = (chunk: Buffer): void => {
+    size += chunk.length
+    if (size <= limit) return
+    origin.off('data', onData)
+    origin.unpipe(decoder)
+    decoder.destroy(tooLarge(limit))
+  }
+  origin.on('data', onData)
 }
 
 /**

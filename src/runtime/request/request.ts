@@ -13,7 +13,7 @@ import { select, valueAt } from './input.js'
 import { mixInputMethods, type InputMethods } from './input-methods.js'
 import type { FileMap } from './multipart.js'
 import { resolveOptions, type TrustFunction } from './options.js'
-import { copyParams, emptyParams, type Params } from './params.js'
+import { copyDeep, copyParams, emptyParams, type Params } from './params.js'
 import { parseParams } from './query.js'
 import { effectiveMethod, nodeState, webState, type RequestState } from './state.js'
 import * as uri from './uri.js'
@@ -260,11 +260,11 @@ export class FwRequest {
   }
 
   getQueryParams(): Params {
-    return copyParams(this.#s.query())
+    return copyDeep(this.#s.query())
   }
 
   getCookieParams(): Params {
-    return copyParams(this.#s.cookies())
+    return copyDeep(this.#s.cookies())
   }
 
   cookie(key: string, fallback: unknown = null): unknown {
@@ -361,7 +361,7 @@ export class FwRequest {
     return this.#with({ headers: h.withoutHeader(this.#s.headers, name) })
   }
 
-  /** A copy whose raw content is `content`, parsed again by the Content-Type. */
+  /** A copy whose raw content is `content`, parsed again by the Content-Type, within the limits. */
   withBody(content: string | Buffer): FwRequest {
     const slot = contentSlot(Buffer.from(content), this.#s.headers, this.#s.options)
     this.#s.slots.push(slot)
@@ -370,7 +370,7 @@ export class FwRequest {
 
   /** A copy whose parsed body (what `input()`/`post()` read) is `data`. */
   withParsedBody(data: Params | null): FwRequest {
-    const value = data === null ? emptyParams() : copyParams(data)
+    const value = Object.assign(emptyParams(), data === null ? null : copyDeep(data))
     const kind = (base: BodyData): BodyData['kind'] => (base.kind === 'json' ? 'json' : 'form')
     return this.#with({
       body: BodySlot.overlay(this.#s.body, (base) => ({ kind: kind(base), value: () => value })),
@@ -383,12 +383,12 @@ export class FwRequest {
   }
 
   withQueryParams(params: Params): FwRequest {
-    const copy = copyParams(params)
+    const copy = Object.assign(emptyParams(), copyDeep(params))
     return this.#with({ query: () => copy })
   }
 
   withCookieParams(cookies: Params): FwRequest {
-    const copy = copyParams(cookies)
+    const copy = Object.assign(emptyParams(), copyDeep(cookies))
     return this.#with({ cookies: () => copy })
   }
 

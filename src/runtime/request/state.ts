@@ -90,30 +90,8 @@ export function nodeState(
       serverParams({ method, target, headers, peer, protocol: `HTTP/${req.httpVersion}`, time }),
     // Most requests carry no body: their slot is loaded (empty) from the start, so loadBody()
     // and cleanup() cost nothing on them.
-    body: nodeBody(req, method, headers, options, beforeBody),
+    body: hasBody(headers) ? wireSlot(headers, options, () => req, beforeBody) : NO_BODY,
   })
-}
-
-function nodeBody(
-  req: IncomingMessage,
-  method: string,
-  headers: HeaderBag,
-  options: ResolvedOptions,
-  beforeBody: (() => void) | undefined,
-): BodySlot {
-  if (hasBody(headers)) return wireSlot(headers, options, () => req, beforeBody)
-  // A multipart type with no body is a malformed form, not an empty one. loadWire decides that
-  // for every kind of request (a web Request without a body gets there too); a node request only
-  // has to skip the loaded empty slot. GET and HEAD, most of the traffic, carry no form: they
-  // skip the Content-Type look-up (hot path).
-  if (
-    method !== 'GET' &&
-    method !== 'HEAD' &&
-    bodyKind(firstOf(headers, 'content-type')) === 'multipart'
-  ) {
-    return wireSlot(headers, options, () => null)
-  }
-  return NO_BODY
 }
 
 // A keep-alive connection carries many requests from one address: read it from the socket
@@ -187,7 +165,7 @@ export function webState(
     localPort: undefined,
   }
   const method = request.method.toUpperCase()
-  const target = url.pathname + url.search
+  const target = rawTarget(request.url)
   const base = { protocol: 'HTTP/1.1', time: Date.now() }
   const open = (): Readable | null =>
     request.body === null ? null : Readable.fromWeb(request.body as WebReadableStream)
@@ -200,6 +178,16 @@ export function webState(
     server: () => serverParams({ method, target, headers, peer, ...base }),
     body: wireSlot(headers, options, open),
   })
+}
+
+/**
+ * The path and query of an absolute URL string as written: no dot segments removed, no escapes
+ * changed, as `req.url` gives them to fromNode (routing must see the same path). A `Request` made
+ * by `new Request(url)` has normalised its URL already; a host that keeps the raw target gives it.
+ */
+function rawTarget(url: string): string {
+  const { path, query } = splitTarget(url)
+  return query === '' ? path : `${path}?${query}`
 }
 
 export interface Parts {
@@ -257,11 +245,17 @@ function wireSlot(
   })
 }
 
-/** Whether the message has a body at all (RFC 9112 §6.3). */
+/**
+ * Whether the message has a body to read (RFC 9112 §6.3). Without Content-Length or
+ * Transfer-Encoding it has none, for any method and type: an empty body. A declared empty body
+ * reads as empty too, except multipart content, which then lacks its closing boundary (400).
+ * Most requests (GET) have neither header: two look-ups, no Content-Type (hot path).
+ */
 function hasBody(headers: HeaderBag): boolean {
   if (firstOf(headers, 'transfer-encoding') !== undefined) return true
   const length = firstOf(headers, 'content-length')
-  return length !== undefined && length !== '0'
+  if (length === undefined) return false
+  return length !== '0' || bodyKind(firstOf(headers, 'content-type')) === 'multipart'
 }
 
 interface ServerBase {
