@@ -54,7 +54,9 @@ export function toHttpError(thrown: unknown, context: ErrorContext): HttpError {
 }
 
 /**
- * The default renderer.
+ * The default renderer. The error's own headers are sent, but never over Cache-Control and
+ * X-Content-Type-Options (an error is never cached, nor sniffed), and its `body` adds fields but
+ * never replaces `code` (or `status`) and `request_id`, which are the boundary's.
  * @example
  * renderError(notFound(), { accept: 'application/problem+json', path: '/x', ... })
  */
@@ -62,7 +64,8 @@ export function renderError(error: HttpError, context: ErrorContext): FwResponse
   const challenge =
     error.status === 401 &&
     !Object.keys(error.headers).some((name) => name.toLowerCase() === 'www-authenticate')
-  const headers = { ...ERROR_HEADERS, ...(challenge ? CHALLENGE : {}), ...error.headers }
+  // Names are lowercased in order by the response: ERROR_HEADERS, last, win over any casing.
+  const headers = { ...(challenge ? CHALLENGE : {}), ...error.headers, ...ERROR_HEADERS }
   const message = error.publicMessage
   const format = pickFormat(context.accept)
   if (format === 'text') {
@@ -72,8 +75,7 @@ export function renderError(error: HttpError, context: ErrorContext): FwResponse
       message + '\n',
     )
   }
-  const id = context.requestId === undefined ? {} : { request_id: context.requestId }
-  const body =
+  const body: Record<string, unknown> =
     format === 'problem'
       ? {
           type: 'about:blank',
@@ -81,15 +83,37 @@ export function renderError(error: HttpError, context: ErrorContext): FwResponse
           status: error.status,
           detail: message,
           instance: context.path,
-          ...id,
         }
-      : { error: message, code: error.status, ...id }
+      : { error: message, code: error.status }
   const type = format === 'problem' ? 'application/problem+json' : 'application/json; charset=utf-8'
   return new FwResponse(
     error.status,
     { ...headers, 'content-type': type },
-    JSON.stringify({ ...body, ...error.body }),
+    serializeBody(body, error, context),
   )
+}
+
+/** `body` with the error's extra fields, which may not replace the status or the request id. */
+function serializeBody(
+  body: Record<string, unknown>,
+  error: HttpError,
+  context: ErrorContext,
+): string {
+  const id = context.requestId
+  if (id !== undefined) body.request_id = id
+  if (error.body === undefined) return JSON.stringify(body)
+  const merged: Record<string, unknown> = { ...body, ...error.body }
+  if ('code' in body) merged.code = body.code
+  if ('status' in body) merged.status = body.status
+  if (id === undefined) delete merged.request_id
+  else merged.request_id = id
+  try {
+    return JSON.stringify(merged)
+  } catch (failure) {
+    // A BigInt or a cycle in the extra fields: the error still gets its answer, without them.
+    context.log.error({ err: failure, path: context.path }, 'The error body cannot be serialized')
+    return JSON.stringify(body)
+  }
 }
 
 /** JSON unless the client prefers problem+json or plain text (a tiny q-value aware check). */

@@ -5,7 +5,7 @@
 import { Readable } from 'node:stream'
 import type { HandlerRef } from '../shared/route-record.js'
 import type { Container } from './container.js'
-import { HttpError } from './http-error.js'
+import { HttpError, type HeaderMap } from './http-error.js'
 import { create, FwResponse, json, noContent, stream } from './response.js'
 import type { FwRequest } from './request/request.js'
 
@@ -66,7 +66,11 @@ export function resolveHandler(
   }
 }
 
-/** What a handler returned, as a response: responses as they are, data as JSON, nothing as 204. */
+/**
+ * What a handler returned, as a response: responses as they are (a web `Response` with its
+ * status, headers and body), data as JSON, nothing as 204, a Node or web stream streamed.
+ * Other objects (a Map, a class instance) are JSON as `JSON.stringify` makes it, as in Fastify.
+ */
 export function toResponse(result: unknown): FwResponse {
   if (result instanceof FwResponse) return result
   // Returning an HttpError instead of throwing it is an easy slip: answer it the same way.
@@ -76,5 +80,22 @@ export function toResponse(result: unknown): FwResponse {
   if (result instanceof Uint8Array)
     return create(result, 200, { 'content-type': 'application/octet-stream' })
   if (result instanceof Readable) return stream(result)
+  if (result instanceof ReadableStream) return stream(Readable.fromWeb(result as WebStream))
+  if (result instanceof Response) return fromWebResponse(result)
   return json(result)
+}
+
+type WebStream = Parameters<typeof Readable.fromWeb>[0]
+
+/** A WHATWG `Response` (from fetch, or a library built on it): status, headers, streamed body. */
+function fromWebResponse(response: Response): FwResponse {
+  const headers: HeaderMap = {}
+  response.headers.forEach((value, name) => {
+    if (name !== 'set-cookie') headers[name] = value
+  })
+  // Joined with ", " by forEach, which would break cookies whose Expires has a comma.
+  const cookies = response.headers.getSetCookie()
+  if (cookies.length > 0) headers['set-cookie'] = cookies
+  const body = response.body === null ? null : Readable.fromWeb(response.body as WebStream)
+  return new FwResponse(response.status, headers, body)
 }

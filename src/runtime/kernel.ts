@@ -21,6 +21,7 @@ import {
   compose,
   entryOf,
   guarded,
+  notAResponse,
   type Entry,
   type Failed,
   type Finish,
@@ -52,9 +53,17 @@ export interface ServiceProvider {
   boot?(kernel: Kernel): void | Promise<void>
 }
 
+/** A provider class: the kernel makes one instance, with no arguments, at boot. */
+export type ServiceProviderClass = new () => ServiceProvider
+
+/** The matchers the kernel can run on (spec: matcher); only the sharded, cache-backed one. */
+export type MatcherKind = 'sharded'
+
 export interface KernelOptions {
-  /** The compiled cache directory (spec: routeCache / matcher). */
+  /** The compiled cache directory (spec: routeCache). */
   routeCache: string
+  /** The matcher (spec: matcher): `'sharded'`, the only one and the default. */
+  matcher?: MatcherKind
   /** The routes function (spec: register); its table must match the cache. */
   register: (r: Registrar) => void
   log?: Logger
@@ -70,7 +79,8 @@ export interface KernelOptions {
   builtins?: boolean
   container?: Container
   invoker?: Invoker
-  serviceProviders?: ServiceProvider[]
+  /** Provider objects, or classes the kernel instantiates once (with no arguments). */
+  serviceProviders?: (ServiceProvider | ServiceProviderClass)[]
   /** Bind the request per request lifecycle (AsyncLocalStorage); see currentRequest(). */
   requestScopeEnabled?: boolean
   /** Implementations of middleware aliases (e.g. auth, throttle, role), by alias name. */
@@ -82,11 +92,18 @@ export interface KernelOptions {
   signingKeys?: string[]
 }
 
-const scope = new AsyncLocalStorage<{ request: FwRequest }>()
+// The request as the running layer (middleware or handler) received it: each one runs in a scope
+// of its own, so after `await next(request)` a middleware sees its own request again.
+const scope = new AsyncLocalStorage<FwRequest>()
 
-/** The request being handled, when requestScopeEnabled is on. */
+/**
+ * The request being handled, as the current middleware or handler received it, when
+ * requestScopeEnabled is on; undefined outside a request.
+ * @example
+ * const log = (msg: string) => console.log(currentRequest()?.getAttribute('request_id'), msg)
+ */
 export function currentRequest(): FwRequest | undefined {
-  return scope.getStore()?.request
+  return scope.getStore()
 }
 
 /**
@@ -139,18 +156,20 @@ export class Kernel implements KernelServices {
 
   /** Loads the cache, runs the service providers and resolves every route's pipeline. */
   static async boot(options: KernelOptions): Promise<Kernel> {
+    checkMatcher(options.matcher)
     const router = await loadRouter(options.routeCache, { register: options.register })
     const kernel = new Kernel(options, router)
-    for (const provider of options.serviceProviders ?? []) await provider.register?.(kernel)
+    const providers = (options.serviceProviders ?? []).map(toProvider)
+    for (const provider of providers) await provider.register?.(kernel)
     const registrar = router.registrar!
-    const refs = [
-      ...registrar.routes.flatMap((r) => r.middleware),
-      ...(options.preGlobal ?? []),
-      ...(options.postGlobal ?? []),
-    ]
+    // Tagged middleware (registered by now) is appended after the explicit lists, and its module
+    // aliases (throttle, auth, role) are loaded like those of the lists.
+    const pre = [...(options.preGlobal ?? []), ...kernel.#tagged(options.preGlobalTags)]
+    const post = [...(options.postGlobal ?? []), ...kernel.#tagged(options.postGlobalTags)]
+    const refs = [...registrar.routes.flatMap((r) => r.middleware), ...pre, ...post]
     kernel.#modules = await moduleFactories(refs, { ...options.middleware })
-    kernel.#resolvePipelines(registrar)
-    for (const provider of options.serviceProviders ?? []) await provider.boot?.(kernel)
+    kernel.#resolvePipelines(registrar, pre, post)
+    for (const provider of providers) await provider.boot?.(kernel)
     setCurrentKernel(kernel)
     return kernel
   }
@@ -187,8 +206,17 @@ export class Kernel implements KernelServices {
    * promise, no microtask), else a promise that never rejects.
    */
   respond(request: FwRequest): FwResponse | Promise<FwResponse> {
-    return this.respondTo(request, undefined, itself, rethrow)
+    return this.respondTo<undefined, FwResponse | Promise<FwResponse>>(
+      request,
+      undefined,
+      itself,
+      this.#answerFailure,
+    ) as FwResponse | Promise<FwResponse>
   }
+
+  // What the pipeline rejects with (only a bug in fw can make it) still becomes a response.
+  readonly #answerFailure = (error: unknown, request: FwRequest): Promise<FwResponse> =>
+    this.#rescue(error, request)
 
   /**
    * `respond()` in continuation form, for adapters: `finish(response, request, context)` gets
@@ -204,7 +232,7 @@ export class Kernel implements KernelServices {
     failed: Failed<C, T>,
   ): T | Promise<T> {
     if (!this.#options.requestScopeEnabled) return this.#entry(request, context, finish, failed)
-    return scope.run({ request }, () => this.#entry(request, context, finish, failed))
+    return scope.run(request, this.#entry<C, T>, request, context, finish, failed)
   }
 
   /**
@@ -216,25 +244,32 @@ export class Kernel implements KernelServices {
     return this.#rescue(error, request)
   }
 
-  #resolvePipelines(registrar: Registrar): void {
+  /** The middleware refs bound to container `tags`, in order. */
+  #tagged(tags: string[] | undefined): MiddlewareRef[] {
+    return (tags ?? []).flatMap((tag) => this.container.tagged<MiddlewareRef>(tag))
+  }
+
+  #resolvePipelines(
+    registrar: Registrar,
+    preRefs: MiddlewareRef[],
+    postRefs: MiddlewareRef[],
+  ): void {
     const factories: Record<string, MiddlewareFactory> = {
       ...builtinFactories(this),
       ...this.#modules,
       ...this.#options.middleware,
     }
-    const resolve = (ref: MiddlewareRef): Middleware =>
-      resolveMiddleware(ref, factories, registrar.aliases, this)
-    const tagged = (tags: string[] | undefined): MiddlewareRef[] =>
-      (tags ?? []).flatMap((t) => this.container.tagged<MiddlewareRef>(t))
-    const pre = [...(this.#options.preGlobal ?? []), ...tagged(this.#options.preGlobalTags)].map(
-      resolve,
-    )
-    const post = [...(this.#options.postGlobal ?? []), ...tagged(this.#options.postGlobalTags)].map(
-      resolve,
-    )
+    const scoped = this.#options.requestScopeEnabled === true
+    // With the request scope on, every layer runs in a scope of the request it received (only
+    // then: the wrapper costs a call and a scope switch per layer).
+    const resolve = (ref: MiddlewareRef): Middleware => {
+      const layer = resolveMiddleware(ref, factories, registrar.aliases, this)
+      return scoped ? inScope(layer) : layer
+    }
+    const pre = preRefs.map(resolve)
+    const post = postRefs.map(resolve)
     const rescue = (error: unknown, request: FwRequest): Promise<FwResponse> =>
       this.#rescue(error, request)
-    const scoped = this.#options.requestScopeEnabled === true
     this.#routes = registrar.routes.map((record) => {
       const invoke = this.#invoker(record.handler)
       const layers = [...record.middleware.map(resolve), ...post]
@@ -242,7 +277,6 @@ export class Kernel implements KernelServices {
       const takesParams = record.path.includes('{') || (record.host?.includes('{') ?? false)
       // Synchronous unless the body is still to be read or the handler returns a promise.
       const answer = (request: FwRequest): FwResponse | Promise<FwResponse> => {
-        if (scoped) scope.getStore()!.request = request
         const params = takesParams
           ? Object.values(request.getAttribute('route.params') as Record<string, unknown>)
           : NO_PARAMS
@@ -251,8 +285,11 @@ export class Kernel implements KernelServices {
           ? result.then((value) => this.#finish(value))
           : this.#finish(result)
       }
+      const scopedAnswer = scoped
+        ? (request: FwRequest) => scope.run(request, answer, request)
+        : answer
       // The final step rescues its own failures: a body that failed to load, a handler that threw.
-      const safeAnswer = guarded(answer, rescue, true)
+      const safeAnswer = guarded(scopedAnswer, rescue, true, 'The handler')
       const final = (request: FwRequest): FwResponse | Promise<FwResponse> =>
         request.isBodyLoaded()
           ? safeAnswer(request)
@@ -330,9 +367,14 @@ export class Kernel implements KernelServices {
     const renderer = this.#options.errorRenderer
     if (!renderer) return renderError(error, context)
     try {
-      return await renderer(error, context)
+      const rendered: unknown = await renderer(error, context)
+      if (rendered instanceof FwResponse) return rendered
+      throw notAResponse('The custom error renderer', rendered)
     } catch (failure) {
-      this.log.error({ err: failure }, 'The custom error renderer failed')
+      this.log.error(
+        { err: failure, path: context.path, request_id: context.requestId },
+        'The custom error renderer failed',
+      )
       return renderError(error, context)
     }
   }
@@ -344,8 +386,56 @@ export class Kernel implements KernelServices {
 }
 
 const itself = (response: FwResponse): FwResponse => response
-const rethrow = (error: unknown): never => {
-  throw error
+
+/** `layer` run in a request scope of the request it receives (see currentRequest()). */
+function inScope(layer: Middleware): Middleware {
+  const scoped: Middleware = (request, next) => scope.run(request, layer, request, next)
+  // The pipeline names a middleware that answers no response after its function name.
+  Object.defineProperty(scoped, 'name', { value: layer.name })
+  return scoped
+}
+
+/** Rejects a matcher other than the sharded one (spec: matcher). */
+function checkMatcher(matcher: unknown): void {
+  if (matcher === undefined || matcher === 'sharded') return
+  throw new FwError('FW_SERVE_CONFIG', `Unknown matcher ${JSON.stringify(matcher)}`, {
+    hint: "The only matcher is 'sharded' (the default): pass matcher: 'sharded' or leave it out.",
+  })
+}
+
+/** A service provider as given: an object, or a class instantiated here once, with no arguments. */
+function toProvider(given: unknown, index: number): ServiceProvider {
+  // Arrow functions and methods have no prototype: they cannot be classes.
+  const provider: unknown =
+    typeof given === 'function' && given.prototype !== undefined
+      ? new (given as ServiceProviderClass)()
+      : given
+  const { register, boot } = (provider ?? {}) as Record<string, unknown>
+  const hook = (value: unknown): boolean => value === undefined || typeof value === 'function'
+  if (
+    typeof provider === 'object' &&
+    provider !== null &&
+    hook(register) &&
+    hook(boot) &&
+    (register ?? boot) !== undefined
+  )
+    return provider as ServiceProvider
+  throw new FwError(
+    'FW_SERVE_CONFIG',
+    `serviceProviders[${index}] is not a service provider (${describeProvider(given)})`,
+    {
+      hint: 'Pass an object with register(kernel) and/or boot(kernel), or a class of such objects.',
+    },
+  )
+}
+
+function describeProvider(given: unknown): string {
+  if (given === null) return 'null'
+  if (typeof given === 'function')
+    return given.prototype === undefined
+      ? 'a function, not a class'
+      : 'a class without register() or boot()'
+  return typeof given === 'object' ? 'an object without register() or boot()' : `a ${typeof given}`
 }
 
 function resolveMiddleware(

@@ -8,6 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex, Readable } from 'node:stream'
 import type { Kernel } from './kernel.js'
 import { FwRequest } from './request/request.js'
+import { ERROR_HEADERS } from './error-boundary.js'
+import { SAFE_ID } from './middleware/request-id.js'
 import { FwResponse } from './response.js'
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void
@@ -33,20 +35,21 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
   // Made once per listener, so a request allocates no closure to be answered. They log through
   // current(): after a watch swap, the new kernel's logger, the same one.
   const reply = (response: FwResponse, request: FwRequest, res: ServerResponse): void => {
+    if (request.needsCleanup()) removeUploadsAfter(request, res, current())
     try {
-      // Uploaded temp files go once the response is sent or the client went away ('close').
-      if (request.needsCleanup()) res.once('close', () => void request.cleanup())
       if (!request.isBodyLoaded() && !res.req.complete && !worthDraining(request))
         res.shouldKeepAlive = false
       send(res, response, request, current())
     } catch (error) {
-      fail(error, request, res)
+      // Node refused the response (a header value with a line break, an invalid status).
+      const id = response instanceof FwResponse ? response.header('x-request-id') : undefined
+      answerFailure(error, res, id, current(), 'Node refused to write the response')
     }
   }
-  const fail = (error: unknown, _request: FwRequest, res: ServerResponse): void => {
-    current().log.error({ err: error }, 'The kernel failed to answer')
-    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
-    res.end('{"error":"Internal Server Error","code":500}')
+  // The pipeline rejected (only a bug in fw can make it) or threw before answering.
+  const fail = (error: unknown, request: FwRequest, res: ServerResponse): void => {
+    if (request.needsCleanup()) removeUploadsAfter(request, res, current())
+    answerFailure(error, res, undefined, current(), 'The kernel failed to answer')
   }
   return (req, res) => {
     const kernel = current()
@@ -70,6 +73,62 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
     } catch (error) {
       fail(error, request, res)
     }
+  }
+}
+
+/**
+ * Removes `request`'s uploaded temp files once the response is done or the client went away:
+ * at once when the connection is already closed (its 'close' has fired, and will not again).
+ */
+function removeUploadsAfter(request: FwRequest, res: ServerResponse, kernel: Kernel): void {
+  const cleanup = (): void => {
+    request.cleanup().catch((error: unknown) => {
+      kernel.log.warn({ err: error }, 'Removing uploaded temp files failed')
+    })
+  }
+  if (res.closed) cleanup()
+  else res.once('close', cleanup)
+}
+
+const FAILURE_REASON = 'Internal Server Error'
+
+/**
+ * The 500 for a response Node refused to write, with the error boundary's headers. A refused
+ * writeHead() leaves state behind (the first status message, the first Content-Length, no body
+ * for a 204): the reason, Content-Length and body are therefore given explicitly, so that the
+ * next response on a keep-alive connection starts where the client expects it. A response
+ * already (partly) sent can only be cut off.
+ */
+function answerFailure(
+  error: unknown,
+  res: ServerResponse,
+  id: string | undefined,
+  kernel: Kernel,
+  message: string,
+): void {
+  const requestId = id !== undefined && SAFE_ID.test(id) ? id : undefined
+  kernel.log.error({ err: error, request_id: requestId }, message)
+  try {
+    if (res.headersSent || res.destroyed) {
+      res.destroy()
+      return
+    }
+    const body = JSON.stringify({ error: FAILURE_REASON, code: 500, request_id: requestId })
+    const headers: Record<string, string> = {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(body)),
+      ...ERROR_HEADERS,
+    }
+    if (requestId !== undefined) headers['x-request-id'] = requestId
+    for (const name of res.getHeaderNames()) res.removeHeader(name)
+    const state = res as ServerResponse & { _hasBody: boolean }
+    res.chunkedEncoding = false
+    state._hasBody = res.req.method !== 'HEAD'
+    res.writeHead(500, FAILURE_REASON, headers)
+    res.end(body)
+  } catch (failure) {
+    kernel.log.error({ err: failure }, 'The 500 answer could not be written either')
+    res.destroy()
   }
 }
 

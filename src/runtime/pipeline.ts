@@ -5,8 +5,8 @@
  * This is the hot path: change with care and run `npm run bench`. The `next` functions are made
  * once, at boot, so a request allocates no closure per layer.
  */
-import type { FwResponse } from './response.js'
 import type { FwRequest } from './request/request.js'
+import { FwResponse } from './response.js'
 import type { Middleware, Next } from './types.js'
 
 export type Step = (request: FwRequest) => FwResponse | Promise<FwResponse>
@@ -75,11 +75,12 @@ export function compose(
   const steps: Step[] = new Array(layers.length + 1)
   steps[layers.length] = finalRescues
     ? promising(final, layers.length === 0)
-    : guarded(final, rescue, layers.length === 0)
+    : guarded(final, rescue, layers.length === 0, 'The handler')
   for (let i = layers.length - 1; i >= 0; i--) {
     const layer = layers[i]!
     const next = steps[i + 1] as Next
-    steps[i] = guarded((request) => layer(request, next), rescue, i === 0)
+    const what = layer.name === '' ? 'A middleware' : `Middleware "${layer.name}"`
+    steps[i] = guarded((request) => layer(request, next), rescue, i === 0, what)
   }
   return steps[0]!
 }
@@ -94,11 +95,14 @@ function promising(step: Step, sync: boolean): Step {
 }
 
 /**
- * `step` guarded: what it throws (or rejects with) is rescued. Not an async function: a step
- * that returns a promise gets one `.then`, a synchronous one none (and, when `sync` allows, its
- * response is returned as it is), which saves promises and microtasks on every request.
+ * `step` guarded: what it throws (or rejects with) is rescued, and so is an answer that is not a
+ * response (a middleware that forgot to `return next(request)`), named after `what`. Not an
+ * async function: a step that returns a promise gets one `.then`, a synchronous one none (and,
+ * when `sync` allows, its response is returned as it is), which saves promises and microtasks on
+ * every request. The check is in the same `.then` as the rescue: a throw in its fulfilment
+ * handler would escape the rescue beside it, so it rescues rather than throws.
  */
-export function guarded(step: Step, rescue: Rescue, sync: boolean): Step {
+export function guarded(step: Step, rescue: Rescue, sync: boolean, what = 'A middleware'): Step {
   return (request) => {
     let result: FwResponse | Promise<FwResponse>
     try {
@@ -107,7 +111,48 @@ export function guarded(step: Step, rescue: Rescue, sync: boolean): Step {
       return rescue(error, request)
     }
     if (result instanceof Promise)
-      return result.then(undefined, (error: unknown) => rescue(error, request))
-    return sync ? result : Promise.resolve(result)
+      return result.then(
+        (answered: unknown) =>
+          answered instanceof FwResponse ? answered : rescue(notAResponse(what, answered), request),
+        (error: unknown) => rescue(error, request),
+      )
+    if (result instanceof FwResponse) return sync ? result : Promise.resolve(result)
+    return adopt(result, what, request, rescue)
   }
+}
+
+/** A synchronous answer that is not a response: a foreign thenable is awaited, anything else rescued. */
+function adopt(
+  result: unknown,
+  what: string,
+  request: FwRequest,
+  rescue: Rescue,
+): Promise<FwResponse> {
+  const then = (result as { then?: unknown } | null | undefined)?.then
+  if (typeof then !== 'function') return rescue(notAResponse(what, result), request)
+  return guarded(
+    () => Promise.resolve(result as FwResponse),
+    rescue,
+    false,
+    what,
+  )(request) as Promise<FwResponse>
+}
+
+/**
+ * The error for a step that answered `value` instead of a response.
+ * @example
+ * rescue(notAResponse('Middleware "timing"', undefined), request)
+ */
+export function notAResponse(what: string, value: unknown): TypeError {
+  return new TypeError(
+    `${what} returned ${describeValue(value)} instead of a response: ` +
+      'return the response of next(request), or one of its own',
+  )
+}
+
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return String(value)
+  if (typeof value !== 'object') return `a ${typeof value}`
+  const name = (value as { constructor?: { name?: unknown } }).constructor?.name
+  return typeof name === 'string' && name !== '' ? `an object (${name})` : 'an object'
 }

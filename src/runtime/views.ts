@@ -14,6 +14,10 @@ const ESCAPES: Record<string, string> = {
   "'": '&#39;',
 }
 
+// Exactly `{{{ key }}}` is raw, `{{ key }}` escaped. Anything in between (`{{{ key }}`, a typo)
+// is never raw: its inner `{{ key }}` is escaped and the extra brace stays as text.
+const PLACEHOLDER = /\{\{\{\s*([\w.]+)\s*\}\}\}|\{\{\s*([\w.]+)\s*\}\}/g
+
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!)
 }
@@ -34,11 +38,11 @@ export class TemplateViews implements ViewEngine {
 
   render(name: string, data: Record<string, unknown>): string {
     return this.#template(name).replace(
-      /\{\{(\{)?\s*([\w.]+)\s*\}?\}\}/g,
-      (_, raw: string | undefined, key: string) => {
-        const value = lookup(data, key)
+      PLACEHOLDER,
+      (_, raw: string | undefined, escaped: string | undefined) => {
+        const value = lookup(data, raw ?? escaped!)
         const text = value === undefined || value === null ? '' : String(value)
-        return raw ? text : escapeHtml(text)
+        return raw === undefined ? escapeHtml(text) : text
       },
     )
   }

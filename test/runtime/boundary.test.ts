@@ -25,8 +25,10 @@ const ALLOWED_PACKAGES = [
   'content-disposition',
 ]
 // The runtime (kernel, request with body parsing, middleware) measured 46 KB minified when this
-// budget was set; raise it deliberately, not silently.
-const BUDGET_BYTES = 64_000
+// budget was set; raise it deliberately, not silently. Raised 64 → 70 KB at 66 KB for the audit
+// fixes of session 11 (multipart byte accounting, deep copies of input, web Response/ReadableStream
+// answers, the clean 500 after a refused writeHead, provider classes).
+const BUDGET_BYTES = 70_000
 
 describe('runtime import boundary', () => {
   it.each(ENTRIES)('%s reaches no compiler, CLI or serve code', (entry) => {

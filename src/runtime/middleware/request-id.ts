@@ -6,8 +6,8 @@ import type { FwRequest } from '../request/request.js'
 import type { Middleware } from '../types.js'
 import { formatUuids, idSource } from './random-ids.js'
 
-// Ids travel into logs and headers: accept only short, printable, unambiguous ones.
-const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/
+/** Ids travel into logs and headers: only short, printable, unambiguous ones are accepted. */
+export const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 /** The request id of `request`: a well-formed incoming X-Request-Id, else a new UUID. */
 export function requestIdFor(request: FwRequest): string {

@@ -196,7 +196,12 @@ describe('responses through the kernel', () => {
       for (const path of ['/broken', '/broken-later']) {
         const response = await server.send('GET', path)
         expect(response.status).toBe(500)
-        expect(JSON.parse(response.text)).toEqual({ error: 'Internal Server Error', code: 500 })
+        expect(JSON.parse(response.text)).toEqual({
+          error: 'Internal Server Error',
+          code: 500,
+          request_id: response.headers['x-request-id'],
+        })
+        expect(response.headers['cache-control']).toBe('no-store')
         expect(response.headers['x-broken']).toBeUndefined()
       }
       expect((await server.send('GET', '/fine')).text).toBe('{"ok":true}')
