@@ -3,6 +3,7 @@
  * expanded into variants, precedence keys computed, and every rule of the route table enforced
  * (duplicates, shadowed routes, catch-all order, names, middleware aliases, handlers).
  */
+import { domainToASCII } from 'node:url'
 import { FwError, type ErrorCode, type SourceLocation } from '../shared/errors.js'
 import { checkAlias } from '../shared/middleware-aliases.js'
 import {
@@ -89,7 +90,7 @@ function analyzeRoute(
   }
   const segments = withLocation(record, () => parsePath(record.path))
   const hostSegments =
-    record.host === null ? null : withLocation(record, () => parseHost(record.host!))
+    record.host === null ? null : withLocation(record, () => asciiHost(record.host!))
   if (hostSegments) {
     withLocation(record, () =>
       checkUniqueNames(`${record.host}${record.path}`, [...hostSegments, ...segments]),
@@ -103,6 +104,28 @@ function analyzeRoute(
     absent,
   }))
   return route
+}
+
+/**
+ * A domain pattern's segments with its literal labels as clients send them in the Host header:
+ * an internationalised label in its ASCII (punycode) form, `café` → `xn--caf-dma`, so that it
+ * matches, and so that urlFor builds the host a URL may hold.
+ */
+function asciiHost(pattern: string): Segment[] {
+  return parseHost(pattern).map((segment) => {
+    if (segment.kind !== 'static' || !/[^\x00-\x7f]/.test(segment.value)) return segment
+    const value = domainToASCII(segment.value)
+    if (value === '') {
+      throw new FwError(
+        'FW_PATTERN_INVALID',
+        `Pattern "${pattern}": "${segment.value}" is not a valid internationalised domain label`,
+        {
+          hint: 'Write the domain as a browser would accept it, e.g. café.example or xn--caf-dma.example.',
+        },
+      )
+    }
+    return { kind: 'static' as const, value }
+  })
 }
 
 function expandOptionals(segments: Segment[]): { segments: Segment[]; absent: string[] }[] {
@@ -202,36 +225,44 @@ function underPrefix(catchAll: AnalyzedRoute, route: AnalyzedRoute): boolean {
   return next !== undefined && !(next.kind === 'param' && next.type === 'catchall')
 }
 
-/** Two variants with the same method, host and keys match exactly the same paths. */
+/**
+ * Two variants with the same method, host and keys match exactly the same paths, and the first
+ * registered wins. A route is an error only when every variant it has is taken so: `/u/{name?}`
+ * after `/u/{id}` still answers `/u` (its short variant), after `/u` it still answers `/u/x`.
+ */
 function checkConflicts(routes: AnalyzedRoute[]): void {
   const seen = new Map<string, Variant>()
   for (const route of routes) {
-    for (const variant of route.variants) {
-      const hostKey =
-        route.hostSegments?.map((s) => keyText(segmentKey(s, new Map()))).join('.') ?? ''
-      const id = `${route.record.method} ${hostKey} ${variant.keys.map(keyText).join('/')}`
-      const first = seen.get(id)
-      if (first) throw conflictError(first, variant)
-      seen.set(id, variant)
-    }
+    const hostKey =
+      route.hostSegments?.map((s) => keyText(segmentKey(s, new Map()))).join('.') ?? ''
+    const ids = route.variants.map(
+      (variant) => `${route.record.method} ${hostKey} ${variant.keys.map(keyText).join('/')}`,
+    )
+    const taken = ids.map((id) => seen.get(id))
+    if (taken.every((first) => first !== undefined)) throw conflictError(taken as Variant[], route)
+    ids.forEach((id, i) => {
+      if (!seen.has(id)) seen.set(id, route.variants[i]!)
+    })
   }
 }
 
-function conflictError(first: Variant, later: Variant): FwError {
-  const a = first.route.record
-  const b = later.route.record
+function conflictError(taken: readonly Variant[], later: AnalyzedRoute): FwError {
+  const b = later.record
+  const firsts = [...new Set(taken.map((v) => v.route.record))]
   const bare = (path: string): string => (path.length > 1 ? path.replace(/\/$/, '') : path)
-  if (bare(a.path) === bare(b.path) && a.host === b.host) {
+  const same = firsts.find((a) => bare(a.path) === bare(b.path) && a.host === b.host)
+  if (same) {
     return fail(
       'FW_ROUTE_DUPLICATE',
-      `${label(b)} is registered twice (first at ${at(a)})`,
+      `${label(b)} is registered twice (first at ${at(same)})`,
       b.location,
       'Remove one of the registrations, or give them different methods or paths.',
     )
   }
+  const by = firsts.map((a) => `${label(a)} (${at(a)})`).join(' and ')
   return fail(
     'FW_ROUTE_SHADOWED',
-    `${label(b)} can never match: ${label(a)} (${at(a)}) matches the same paths first`,
+    `${label(b)} can never match: ${by} ${firsts.length > 1 ? 'match' : 'matches'} the same paths first`,
     b.location,
     'Give the parameters different constraints (e.g. {id:int}) or the routes different paths.',
   )

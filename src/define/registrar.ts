@@ -2,29 +2,20 @@
  * The API users write in `routes.ts`. Registering only records what was said (RouteRecord); it
  * parses no pattern, so the kernel can re-run a routes file at start-up to collect handlers cheaply.
  */
-import type { SourceLocation } from '../shared/errors.js'
+import type { ErrorCode, SourceLocation } from '../shared/errors.js'
 import { FwError } from '../shared/errors.js'
 import type { HttpMethod } from '../shared/methods.js'
 import type { HandlerRef, MiddlewareRef, RouteRecord } from '../shared/route-record.js'
 import { captureLocation } from './location.js'
+import {
+  groupOptions,
+  routeOptions,
+  type Fail,
+  type GroupOptions,
+  type RouteOptions,
+} from './options.js'
 
-/** Options accepted as the third argument of a verb method. */
-export interface RouteOptions {
-  name?: string
-  middleware?: MiddlewareRef | readonly MiddlewareRef[]
-}
-
-/** Options of a group; every field composes with the enclosing groups. */
-export interface GroupOptions {
-  /** Prepended to every path inside, e.g. `/api/v1`. */
-  prefix?: string | null
-  /** A domain pattern such as `{account}.example.com`; its parameters reach the handler. */
-  domain?: string | null
-  /** Applied to every route inside, before the routes' own middleware. */
-  middleware?: MiddlewareRef | readonly MiddlewareRef[]
-  /** Prepended to every route name inside, e.g. `v1.`. */
-  name?: string | null
-}
+export type { RouteOptions, GroupOptions } from './options.js'
 
 export type GroupCallback = (r: Registrar) => void
 
@@ -55,6 +46,16 @@ export class Route {
 
   /** Names the route; the enclosing groups' name prefixes are prepended. */
   withName(name: string): this {
+    if (typeof name !== 'string') {
+      throw new FwError(
+        'FW_NAME_INVALID',
+        `${this.#record.method} ${String(this.#record.path)}: withName() takes a string, got ${typeof name}`,
+        {
+          hint: 'Name routes with strings such as "users.show".',
+          ...(this.#record.location ? { location: this.#record.location } : {}),
+        },
+      )
+    }
     this.#record.name = this.#namePrefix + name
     return this
   }
@@ -127,7 +128,7 @@ export class Registrar {
   group(
     prefix: string | null,
     domain: string | null | GroupCallback,
-    middleware?: readonly MiddlewareRef[] | GroupCallback,
+    middleware?: MiddlewareRef | readonly MiddlewareRef[] | null | GroupCallback,
     namePrefix?: string | null | GroupCallback,
     callback?: GroupCallback,
   ): void
@@ -140,8 +141,15 @@ export class Registrar {
         'Pass (r) => { ... } as the last argument.',
       )
     }
+    if (args.slice(index + 1).some((a) => a !== undefined)) {
+      throw this.#error(
+        'FW_PATTERN_INVALID',
+        `group(): ${args.length - index - 1} argument(s) after the callback`,
+        'The callback comes last: group(prefix, domain, middleware, namePrefix, callback).',
+      )
+    }
     const callback = args[index] as GroupCallback
-    const options = groupOptions(args.slice(0, index))
+    const options = groupOptions(args.slice(0, index), this.#fail())
     const outer = this.#scope
     const id = this.#nextScopeId++
     const added = toList(options.middleware)
@@ -186,8 +194,7 @@ export class Registrar {
       )
     }
     const scope = this.#scope
-    const options =
-      typeof nameOrOptions === 'string' ? { name: nameOrOptions } : (nameOrOptions ?? {})
+    const options = routeOptions(`${method} ${path}`, nameOrOptions, this.#fail(where))
     const own = toList(options.middleware)
     const record: RouteRecord = {
       id: this.routes.length,
@@ -207,12 +214,14 @@ export class Registrar {
     return new Route(record, scope.namePrefix)
   }
 
-  #error(
-    code: 'FW_PATTERN_INVALID',
-    message: string,
-    hint: string,
-    location?: SourceLocation,
-  ): FwError {
+  /** A Fail that throws with the location of the registration call. */
+  #fail(where?: (() => SourceLocation | undefined) | null): Fail {
+    return (code, message, hint) => {
+      throw this.#error(code, message, hint, where?.())
+    }
+  }
+
+  #error(code: ErrorCode, message: string, hint: string, location?: SourceLocation): FwError {
     return new FwError(code, message, {
       hint,
       location: location ?? (this.#captureLocations ? captureLocation()() : undefined),
@@ -280,20 +289,10 @@ export function joinPaths(prefix: string, path: string): string {
   return head + tail
 }
 
-function groupOptions(args: unknown[]): GroupOptions {
-  const [first, domain, middleware, name] = args
-  if (first !== null && typeof first === 'object' && !Array.isArray(first))
-    return first as GroupOptions
-  return {
-    prefix: (first as string | null | undefined) ?? null,
-    domain: (domain as string | null | undefined) ?? null,
-    middleware: (middleware as MiddlewareRef[] | undefined) ?? [],
-    name: (name as string | null | undefined) ?? null,
-  }
-}
-
-function toList(middleware: MiddlewareRef | readonly MiddlewareRef[] | undefined): MiddlewareRef[] {
-  if (middleware === undefined) return []
+function toList(
+  middleware: MiddlewareRef | readonly MiddlewareRef[] | null | undefined,
+): MiddlewareRef[] {
+  if (middleware === undefined || middleware === null) return []
   return Array.isArray(middleware)
     ? [...(middleware as MiddlewareRef[])]
     : [middleware as MiddlewareRef]

@@ -162,12 +162,16 @@ export function cacheDamaged(file, cause) {
   return error
 }
 
-let baseUrl = (globalThis.process?.env?.APP_URL ?? 'http://localhost').replace(/\/+$/, '')
+// The base of absolute URLs as given (parsed when used, so a malformed APP_URL fails urlFor(),
+// not the import of the router).
+let baseUrl = globalThis.process?.env?.APP_URL || 'http://localhost'
 
-/** Sets the scheme://host[:port] that absolute URLs start with (default: $APP_URL or http://localhost). */
+/**
+ * Sets the base that absolute URLs start with (default: $APP_URL or http://localhost):
+ * scheme://host[:port] and a path, which is kept (`https://x.com/app/` gives `https://x.com/app/users/1`).
+ */
 export function setBaseUrl(url) {
-  const parsed = new URL(url)
-  baseUrl = `${parsed.protocol}//${parsed.host}`
+  baseUrl = new URL(url).href
 }
 
 const compiled = new Map()
@@ -204,6 +208,11 @@ function fill(routeName, parts, params, used, sep) {
   return out
 }
 
+/**
+ * The text a value puts in the URL. A constraint is tested on the encoded text, in the normal form
+ * match() tests it in, so that urlFor's URL matches its route and a value it refuses could not
+ * have matched (`{q:[a-z]+%20[a-z]+}` takes 'a b'; `{q:[a-z ]+}` matches no request at all).
+ */
 function encodeValue(routeName, name, type, source, value, sep) {
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint') {
     throw invalid(routeName, name, `must be a string or a number, got ${typeof value}`)
@@ -211,18 +220,56 @@ function encodeValue(routeName, name, type, source, value, sep) {
   const text = String(value)
   if (type === 'catchall') {
     if (text === '' && source === '.+') throw invalid(routeName, name, 'must not be empty')
-    return text.split('/').map(encodeURIComponent).join('/')
+    return encodeRest(routeName, name, text)
   }
   if (text === '') throw invalid(routeName, name, 'must not be empty')
-  if (source !== null && !constraint(source).test(text)) {
-    throw invalid(routeName, name, `"${text}" does not match ${type === 'regex' ? source : type}`)
+  if (sep === '.') return encodeHostLabel(routeName, name, type, source, text)
+  const encoded = encodeText(routeName, name, text)
+  if (source !== null && !constraint(source).test(encoded)) {
+    const shown = encoded === text ? `"${text}"` : `"${text}" (in a URL "${encoded}")`
+    throw mismatch(routeName, name, type, source, shown)
   }
-  if (sep === '.') {
-    // A host parameter fills one DNS label: anything else would build a host the route cannot match.
-    if (!/^[A-Za-z0-9-]+$/.test(text)) throw invalid(routeName, name, `"${text}" is not a single host label`)
-    return text.toLowerCase()
+  return dotSegment(encoded)
+}
+
+// A host parameter fills one DNS label: anything else would build a host the route cannot match.
+// match() lowercases the Host header, so the constraint sees the label lowercased too.
+function encodeHostLabel(routeName, name, type, source, text) {
+  if (!/^[A-Za-z0-9-]+$/.test(text)) throw invalid(routeName, name, `"${text}" is not a single host label`)
+  const label = text.toLowerCase()
+  if (source !== null && !constraint(source).test(label)) throw mismatch(routeName, name, type, source, `"${text}"`)
+  return label
+}
+
+/**
+ * A catch-all value: each '/'-separated piece encoded, the slashes kept. A slash at either end is
+ * encoded (%2F, which the catch-all decodes back): a leading one would make an empty segment, so
+ * at the root `//evil.com` (a URL to another site), and match() drops a trailing one.
+ */
+function encodeRest(routeName, name, text) {
+  let out = text.split('/').map((piece) => dotSegment(encodeText(routeName, name, piece))).join('/')
+  if (out.startsWith('/')) out = '%2F' + out.slice(1)
+  if (out.endsWith('/')) out = out.slice(0, -1) + '%2F'
+  return out
+}
+
+// A segment '.' or '..' would be removed by clients as a dot-segment (RFC 3986 5.2.4): escaped,
+// it reaches the server, which decodes it back to the value (match() tests its normal form '..').
+function dotSegment(segment) {
+  return segment === '.' ? '%2E' : segment === '..' ? '%2E%2E' : segment
+}
+
+/** encodeURIComponent, failing like any other invalid value (a lone surrogate is a URIError). */
+function encodeText(routeName, name, text) {
+  try {
+    return encodeURIComponent(text)
+  } catch {
+    throw invalid(routeName, name, 'is not well-formed Unicode (it holds a lone surrogate)')
   }
-  return encodeURIComponent(text)
+}
+
+function mismatch(routeName, name, type, source, shown) {
+  return invalid(routeName, name, `${shown} does not match ${type === 'regex' ? source : type}`)
 }
 
 function missing(routeName, name) {
@@ -240,7 +287,7 @@ function invalid(routeName, name, problem) {
  */
 export function queryString(query) {
   let out = ''
-  for (const key of Object.keys(query)) out = appendPairs(out, encodeURIComponent(key), query[key])
+  for (const key of Object.keys(query)) out = appendPairs(out, encodeQuery(key), query[key])
   return out
 }
 
@@ -260,11 +307,19 @@ function appendPairs(out, prefix, value) {
   }
   if (isPlainObject(value)) {
     for (const key of Object.keys(value)) {
-      out = appendPairs(out, `${prefix}%5B${encodeURIComponent(key)}%5D`, value[key])
+      out = appendPairs(out, `${prefix}%5B${encodeQuery(key)}%5D`, value[key])
     }
     return out
   }
-  return out + (out === '' ? '?' : '&') + prefix + '=' + encodeURIComponent(String(value))
+  return out + (out === '' ? '?' : '&') + prefix + '=' + encodeQuery(String(value))
+}
+
+function encodeQuery(text) {
+  try {
+    return encodeURIComponent(text)
+  } catch {
+    throw new UrlGenerationError('FW_URL_PARAM', `urlFor: the query holds text that is not well-formed Unicode (a lone surrogate): ${JSON.stringify(text)}`)
+  }
 }
 
 // Dates, URLs and class instances are values (written with String()), not containers.
@@ -292,7 +347,10 @@ export function buildUrl(names, name, params, query, absolute) {
   }
   const url = path + (query ? queryString(query) : '')
   if (absolute === false || absolute === undefined) return url
-  const base = typeof absolute === 'string' ? new URL(absolute) : new URL(baseUrl)
+  // A base given to this call contributes scheme, host and port; the default base (APP_URL or
+  // setBaseUrl()) its path too, for an app served under a path (`https://x.com/app`).
+  const base = new URL(typeof absolute === 'string' ? absolute : baseUrl)
+  const prefix = typeof absolute === 'string' ? '' : base.pathname.replace(/\/+$/, '')
   const authority = host === null ? base.host : host + (base.port ? `:${base.port}` : '')
-  return `${base.protocol}//${authority}${url}`
+  return `${base.protocol}//${authority}${prefix}${url}`
 }

@@ -158,12 +158,48 @@ describe('duplicate and shadowed routes', () => {
     }, 'FW_ROUTE_SHADOWED')
   })
 
-  it('rejects /a next to /a/{b?}, whose short form is /a', () => {
-    const error = rejection((r) => {
+  // Regression: a route was refused when one of its variants was taken, though the others
+  // still match: /a/{b?} after /a answers /a/x, and after /a/{c} it is the only route for /a.
+  it('allows /a/{b?} after /a, which still matches /a/x', () => {
+    const table = analyze((r) => {
       r.get('/a', handler)
       r.get('/a/{b?}', handler)
+    })
+    expect(table.routes).toHaveLength(2)
+  })
+
+  it('allows /u/{name?} after /u/{id}: it is the only route matching /u', () => {
+    expect(() =>
+      analyze((r) => {
+        r.get('/u/{id}', handler)
+        r.get('/u/{name?}', handler)
+      }),
+    ).not.toThrow()
+  })
+
+  it('rejects an optional route every variant of which an earlier route takes', () => {
+    const error = rejection((r) => {
+      r.get('/u', handler)
+      r.get('/u/{id}', handler)
+      r.get('/u/{name?}', handler)
     }, 'FW_ROUTE_SHADOWED')
-    expect(error.message).toContain('GET /a/{b?} can never match')
+    expect(error.message).toContain(
+      'GET /u/{name?} can never match: GET /u (route #0) and GET /u/{id} (route #1) match',
+    )
+  })
+
+  it('rejects /a/{b?} after /a/{c?}: both of its variants are taken', () => {
+    rejection((r) => {
+      r.get('/a/{c?}', handler)
+      r.get('/a/{b?}', handler)
+    }, 'FW_ROUTE_SHADOWED')
+  })
+
+  it('rejects /a after /a/{b?}, whose short form is /a', () => {
+    rejection((r) => {
+      r.get('/a/{b?}', handler)
+      r.get('/a', handler)
+    }, 'FW_ROUTE_SHADOWED')
   })
 
   it('rejects /a/{b?} next to a later /a/{c}', () => {

@@ -36,6 +36,7 @@ const ROUTES = `export default (r) => {
     r.get('/users/{id:int}', () => 'user', 'users.show')
   })
   r.get('/posts/{slug:slug}/{page?}', () => 'post', 'posts.show')
+  r.get('/proto', () => 'proto', '__proto__')
 }
 `
 
@@ -51,6 +52,11 @@ export const urls: string[] = [
   urlFor('v1.users.show', { id: 1 }, { tab: 'posts', n: 2, draft: false, tags: ['a', 'b'] }),
   urlFor('home', {}, {}, true),
   urlFor('posts.show', { slug: 'a' }, {}, 'https://example.test'),
+  // Nested query values, as the runtime writes them (README: range[from]=1).
+  urlFor('home', {}, { range: { from: 1, to: 2 } }),
+  urlFor('home', {}, { filter: { status: ['open', 'closed'], range: { from: 1 } } }),
+  urlFor('home', {}, { list: [{ id: 1 }, { id: 2 }], matrix: [[1, 2], [3]], skip: null }),
+  urlFor('__proto__'),
 ]
 
 const hit = match('GET', '/api/v1/users/1')
@@ -66,6 +72,8 @@ const FAIL_LINES = {
   unknownParam: `export const e = urlFor('v1.users.show', { id: 1, extra: 2 })`,
   missingBeforeOptional: `export const f = urlFor('posts.show', { page: 2 })`,
   paramsOnParamless: `export const g = urlFor('home', { id: 1 })`,
+  symbolInQuery: `export const h = urlFor('home', {}, { range: { from: Symbol('x') } })`,
+  functionInQuery: `export const i = urlFor('home', {}, { list: [() => 1] })`,
 }
 const FAIL =
   [`import { urlFor } from './cache/router.mjs'`, '', ...Object.values(FAIL_LINES)].join('\n') +

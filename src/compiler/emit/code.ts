@@ -9,6 +9,17 @@ export function lit(value: unknown): string {
   return JSON.stringify(value)
 }
 
+/**
+ * An object-literal key for user text (a route or parameter name). A plain `"__proto__": v` sets
+ * the object's prototype instead of a property (and clashes with a `__proto__: null` line), so
+ * that one name is written as a computed key, which always defines an own property.
+ * @example
+ * propKey('id') // '"id"'; propKey('__proto__') // '["__proto__"]'
+ */
+export function propKey(name: string): string {
+  return name === '__proto__' ? `[${lit(name)}]` : lit(name)
+}
+
 /** A comment-safe rendering of user text (patterns can contain `*\/`). */
 export function safeComment(text: string): string {
   return text.replace(/\*\//g, '*\\/').replace(/[\r\n]/g, ' ')

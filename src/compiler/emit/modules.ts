@@ -8,7 +8,15 @@ import { METHOD_KEYS, type MethodKey } from '../trie.js'
 import { escapeRegExp, type Segment } from '../../shared/pattern.js'
 import { describeHandler, describeMiddleware } from '../../shared/route-record.js'
 import type { AnalyzedRoute, HostGroup } from '../analyze.js'
-import { BANNER, CodeWriter, emitStaticSwitch, hasLiteral, lit, safeComment } from './code.js'
+import {
+  BANNER,
+  CodeWriter,
+  emitStaticSwitch,
+  hasLiteral,
+  lit,
+  propKey,
+  safeComment,
+} from './code.js'
 import type { Shard } from './shards.js'
 
 export interface PlannedGroup {
@@ -89,7 +97,7 @@ export function emitNamesModule(routes: readonly AnalyzedRoute[]): string {
     .filter((r) => r.record.name !== null)
     .map((r) => {
       const host = r.hostSegments === null ? null : toParts(r.hostSegments, '.', '')
-      return `  ${lit(r.record.name)}: [${lit(host)}, ${lit(toParts(r.segments, '/', '/'))}],`
+      return `  ${propKey(r.record.name!)}: [${lit(host)}, ${lit(toParts(r.segments, '/', '/'))}],`
     })
   return [
     BANNER(
@@ -137,7 +145,7 @@ export function hostParamFields(segments: readonly Segment[]): string[] {
   return segments.flatMap((s) => {
     if (s.kind !== 'param') return []
     const read = `hp.groups.h_${s.name}`
-    return [`${lit(s.name)}: ${s.type === 'int' ? `Number(${read})` : read}`]
+    return [`${propKey(s.name)}: ${s.type === 'int' ? `Number(${read})` : read}`]
   })
 }
 
@@ -230,7 +238,7 @@ function emitInlinedResults(out: CodeWriter, groups: readonly PlannedGroup[]): v
     for (const statics of group.inlined.values()) {
       for (const variant of statics.values()) {
         const id = variant.route.record.id
-        const absent = variant.absent.map((n) => `${lit(n)}: null`).join(', ')
+        const absent = variant.absent.map((n) => `${propKey(n)}: null`).join(', ')
         ids.set(id, absent === '' ? 'EMPTY' : `Object.freeze({ ${absent} })`)
       }
     }

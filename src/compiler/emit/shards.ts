@@ -12,7 +12,7 @@ import {
   type MethodTable,
   type TrieNode,
 } from '../trie.js'
-import { BANNER, CodeWriter, emitStaticSwitch, lit, safeComment } from './code.js'
+import { BANNER, CodeWriter, emitStaticSwitch, lit, propKey, safeComment } from './code.js'
 import { emitChildren, RegexPool, usesPercentSearch, type WalkContext } from './walk.js'
 
 export interface ShardPart {
@@ -119,7 +119,7 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
   const staticResult = (variant: Variant): string =>
     result(
       variant,
-      variant.absent.map((n) => `${lit(n)}: null`),
+      variant.absent.map((n) => `${propKey(n)}: null`),
     )
   const signature = shard.kind === 'dynamic' ? '(path, hp)' : '(path, e1, hp)'
   const twin = anyTwin(shard)
@@ -220,8 +220,8 @@ function emitEmptyCatchAll(ctx: WalkContext, node: TrieNode): void {
   if (!child || node.terminal) return
   const name = (child.segment as { name: string }).name
   const v = child.terminal!
-  const absent = v.absent.map((n) => `${lit(n)}: null`)
-  ctx.out.line(`if (e1 === len) return ${ctx.result(v, [`${lit(name)}: ''`, ...absent])}`)
+  const absent = v.absent.map((n) => `${propKey(n)}: null`)
+  ctx.out.line(`if (e1 === len) return ${ctx.result(v, [`${propKey(name)}: ''`, ...absent])}`)
 }
 
 function describe(shard: Shard): string {

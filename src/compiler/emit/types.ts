@@ -22,7 +22,12 @@ export async function emitTypes(table: RouteTable): Promise<string> {
     {
       name: 'QueryValue',
       isExported: true,
-      type: 'string | number | boolean | null | undefined | ReadonlyArray<string | number | boolean>',
+      docs: [
+        'A query value: arrays and plain objects, nested, are written with bracketed keys (`range[from]=1`).',
+      ],
+      type:
+        'string | number | boolean | null | undefined | ReadonlyArray<QueryValue>' +
+        ' | { readonly [key: string]: QueryValue }',
     },
     {
       name: 'UrlArgs',

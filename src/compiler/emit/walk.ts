@@ -8,7 +8,7 @@
 import { canMatchSlash, type ParamSegment } from '../../shared/pattern.js'
 import type { Variant } from '../analyze.js'
 import { staticValue, type TrieNode } from '../trie.js'
-import { CodeWriter, hasLiteral, lit } from './code.js'
+import { CodeWriter, hasLiteral, lit, propKey } from './code.js'
 import { inlineRegex } from './regex-inline.js'
 
 /** Regexes a module needs, declared once at its top. */
@@ -267,13 +267,13 @@ function terminalResult(ctx: WalkContext, variant: Variant, bindings: Binding[])
   let searched = false
   const fields = params.map((segment, i) => {
     const binding = bindings[i]!
-    if (!shared || !mayNeedDecoding(binding)) return `${lit(segment.name)}: ${valueOf(binding)}`
+    if (!shared || !mayNeedDecoding(binding)) return `${propKey(segment.name)}: ${valueOf(binding)}`
     const { start, end } = binding
     const test = searched ? 'P === -1' : `(P = path.indexOf('%', ${start})) === -1`
     searched = true
-    return `${lit(segment.name)}: ${test} ? path.slice(${start}, ${end}) : dec(path, ${start}, ${end})`
+    return `${propKey(segment.name)}: ${test} ? path.slice(${start}, ${end}) : dec(path, ${start}, ${end})`
   })
-  const absent = variant.absent.map((name) => `${lit(name)}: null`)
+  const absent = variant.absent.map((name) => `${propKey(name)}: null`)
   return ctx.result(variant, [...fields, ...absent])
 }
 
