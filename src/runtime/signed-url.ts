@@ -132,14 +132,17 @@ export class UrlSigner {
       throw new TypeError('_sig and _exp are reserved for signed URLs')
     }
     const withExpiry = expires === null ? query : { ...query, _exp: expires }
+    // The HMAC covers the route's path, as the request will carry it: a base path of APP_URL
+    // (`https://x.com/app/`, behind a proxy that strips /app) is only in the absolute output.
+    const relative = this.#urlFor(name, params, withExpiry, false)
     const full = this.#urlFor(name, params, withExpiry, true)
-    const url = new URL(full)
-    const pairs = parsePairs(url.search.slice(1))
-    const origin = mode === 'absolute' ? url.origin : ''
-    const payload = payloadOf(`${origin}${url.pathname}`, canonicalQuery(pairs))
-    const signature = hmac(this.#keys[0]!, payload).toString('hex')
-    const signed = `${url.pathname}${url.search}${url.search ? '&' : '?'}_sig=${signature}`
-    return absolute ? `${url.origin}${signed}` : signed
+    const queryAt = relative.indexOf('?')
+    const path = queryAt === -1 ? relative : relative.slice(0, queryAt)
+    const search = queryAt === -1 ? '' : relative.slice(queryAt)
+    const origin = mode === 'absolute' ? new URL(full).origin : ''
+    const payload = payloadOf(`${origin}${path}`, canonicalQuery(parsePairs(search.slice(1))))
+    const signature = `${search ? '&' : '?'}_sig=${hmac(this.#keys[0]!, payload).toString('hex')}`
+    return `${absolute ? full : relative}${signature}`
   }
 }
 

@@ -70,6 +70,27 @@ describe('signing', () => {
     expect(url).toMatch(/^http:\/\/localhost\/files\/7\?_sig=[0-9a-f]{64}$/)
   })
 
+  // With a base path (an app behind a proxy that strips /app), relative signed URLs carried /app
+  // and its signature covered it: the request, without /app, got 403.
+  it('signs the route path and puts a base path of APP_URL only in absolute URLs', () => {
+    const sign = (key: string, payload: string): string =>
+      createHmac('sha256', key).update(payload).digest('hex')
+    kernel.router.setBaseUrl('https://x.example/app/')
+    try {
+      const s = signer(['k1'])
+      const relative = s.signedUrlFor('files.show', { id: 7 })
+      expect(relative).toBe(`/files/7?_sig=${sign('k1', '/files/7')}`)
+      expect(verdict(s, relative)).toBe(200)
+      const absolute = s.signedUrlFor('files.show', { id: 7 }, {}, null, true)
+      expect(absolute).toBe(`https://x.example/app/files/7?_sig=${sign('k1', '/files/7')}`)
+      const pinned = s.signedUrlFor('files.show', { id: 7 }, {}, null, true, 'absolute')
+      expect(pinned).toMatch(/^https:\/\/x\.example\/app\/files\/7\?_sig=/)
+      expect(verdict(s, pinned.replace('https://x.example/app', ''), 'x.example')).toBe(403)
+    } finally {
+      kernel.router.setBaseUrl('http://localhost')
+    }
+  })
+
   it('refuses callers passing _sig or _exp themselves', () => {
     const s = signer(['k1'])
     expect(() => s.signedUrlFor('files.show', { id: 1 }, { _sig: 'x' })).toThrow(TypeError)
