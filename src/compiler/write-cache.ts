@@ -1,19 +1,36 @@
 /**
  * Writes a build to the cache directory so that a reader never sees a half-written cache: the
- * generation folder is written under a temporary name and renamed, then the entry, then the
- * manifest last (each by atomic rename). Older generations stay for processes still using them
- * (the two newest are kept). `clearCache` deletes only what a build wrote.
+ * generation folder is written under a temporary name and renamed, then the entries, then the
+ * manifest last (each by atomic rename). The generation the previous manifest named stays for
+ * processes still using it. `clearCache` deletes only what a build wrote.
+ *
+ * Builds that run at once (two terminals, a watcher and a manual build, parallel CI steps) take
+ * turns: publishing (read the previous manifest, write, prune) runs under an exclusive lock file
+ * in the cache folder. Without it, one build's prune deleted the generation another had just
+ * published, and router.mjs and manifest.json could each be left naming a different build.
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises'
-import { homedir } from 'node:os'
+import {
+  link,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  utimes,
+  writeFile,
+} from 'node:fs/promises'
+import { homedir, hostname } from 'node:os'
 import { isAbsolute, join, parse, relative, resolve, sep } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import {
   ENTRY_FILE,
   ENTRY_TYPES_FILE,
   GENERATED_MARK,
-  GENERATION_PREFIX,
   ROUTES_ENTRY_FILE,
   MANIFEST_FILE,
   type Manifest,
@@ -22,8 +39,16 @@ import { FwError } from '../shared/errors.js'
 import { writeFailure } from '../shared/fs-errors.js'
 import type { BuildOutput } from './build.js'
 
-const KEEP_GENERATIONS = 2
 const TMP_PREFIX = '.tmp-'
+const LOCK_FILE = '.build.lock'
+// Publishing 10k routes takes well under a second; a build waits this long for another one before
+// giving up. The holder touches the lock every LOCK_HEARTBEAT_MS, so a lock untouched for
+// LOCK_STALE_MS is left by a build that died or hangs (or runs on another host, where its pid
+// means nothing) and is taken over; so is one whose pid is gone on this host.
+const LOCK_WAIT_MS = 60_000
+const LOCK_STALE_MS = 20_000
+const LOCK_HEARTBEAT_MS = 2_000
+const LOCK_POLL_MS = 25
 
 export interface WriteResult {
   /** False when the cache already held this exact build and nothing was rewritten. */
@@ -57,6 +82,15 @@ function userFacing(error: unknown, root: string): unknown {
 
 async function publish(root: string, build: BuildOutput): Promise<WriteResult> {
   await mkdir(root, { recursive: true })
+  const release = await acquireLock(root)
+  try {
+    return await publishLocked(root, build)
+  } finally {
+    await release()
+  }
+}
+
+async function publishLocked(root: string, build: BuildOutput): Promise<WriteResult> {
   const previous = await readManifest(root)
   if (previous === null) await assertOnlyOurs(root)
   if (
@@ -64,26 +98,59 @@ async function publish(root: string, build: BuildOutput): Promise<WriteResult> {
     previous.contentHash === build.manifest.contentHash &&
     previous.fingerprint === build.manifest.fingerprint &&
     existsSync(join(root, previous.generation, 'index.mjs')) &&
-    existsSync(join(root, ENTRY_FILE))
+    (await entryGeneration(root)) === previous.generation
   ) {
     return { written: false, manifest: previous }
   }
+  const generation = join(root, build.generation)
   const tmp = join(root, `${TMP_PREFIX}${randomBytes(6).toString('hex')}`)
+  let staged: StagedEntry[]
   try {
     await mkdir(tmp)
     await Promise.all([...build.files].map(([name, text]) => writeFile(join(tmp, name), text)))
-    await rename(tmp, join(root, build.generation))
+    await rename(tmp, generation)
+    staged = await stageEntries(root, build)
   } catch (error) {
+    // A failed build leaves the previous cache as it was: nothing names the new generation yet.
     await rm(tmp, { recursive: true, force: true })
+    await rm(generation, { recursive: true, force: true })
     throw error
   }
-  await writeAtomic(join(root, ENTRY_TYPES_FILE), await build.types())
-  if (build.routesEntry !== null)
-    await writeAtomic(join(root, ROUTES_ENTRY_FILE), build.routesEntry)
-  await writeAtomic(join(root, ENTRY_FILE), build.entry)
-  await writeAtomic(join(root, MANIFEST_FILE), JSON.stringify(build.manifest, null, 2) + '\n')
-  await pruneGenerations(root, build.generation)
+  for (const entry of staged) await rename(entry.tmp, entry.file)
+  await pruneGenerations(root, [build.generation, previous?.generation])
   return { written: true, manifest: build.manifest }
+}
+
+interface StagedEntry {
+  tmp: string
+  file: string
+}
+
+/**
+ * Writes every entry file under a temporary name, to be renamed in only once all are written (a
+ * full disk then changes none of them): router.mjs before manifest.json, the manifest last, so a
+ * reader that finds the new manifest finds router.mjs naming the same generation.
+ */
+async function stageEntries(root: string, build: BuildOutput): Promise<StagedEntry[]> {
+  const texts: [string, string][] = [[ENTRY_TYPES_FILE, await build.types()]]
+  if (build.routesEntry !== null) texts.push([ROUTES_ENTRY_FILE, build.routesEntry])
+  texts.push([ENTRY_FILE, build.entry])
+  texts.push([MANIFEST_FILE, JSON.stringify(build.manifest, null, 2) + '\n'])
+  const suffix = `.tmp-${randomBytes(6).toString('hex')}`
+  const staged = texts.map(([name]) => ({ tmp: join(root, name + suffix), file: join(root, name) }))
+  try {
+    await Promise.all(texts.map(([, text], i) => writeFile(staged[i]!.tmp, text)))
+  } catch (error) {
+    await Promise.all(staged.map((entry) => rm(entry.tmp, { force: true })))
+    throw error
+  }
+  return staged
+}
+
+/** The generation router.mjs re-exports, or null when there is none. */
+async function entryGeneration(root: string): Promise<string | null> {
+  const text = await readFile(join(root, ENTRY_FILE), 'utf8').catch(() => '')
+  return /\.\/(generation-\d+-[0-9a-f]{8})\/index\.mjs/.exec(text)?.[1] ?? null
 }
 
 /**
@@ -104,13 +171,20 @@ export async function clearCache(dir: string): Promise<string[]> {
       },
     )
   }
-  const ours: string[] = []
-  for (const name of await readdir(root))
-    if (name !== MANIFEST_FILE && (await wroteIt(root, name))) ours.push(name)
-  // The manifest goes first, so an interrupted clear leaves no cache that looks complete.
-  const ordered = [MANIFEST_FILE, ...ours]
-  for (const name of ordered) await rm(join(root, name), { recursive: true, force: true })
-  if ((await readdir(root)).length === 0) await rmdir(root)
+  const release = await acquireLock(root)
+  let ordered: string[]
+  try {
+    const ours: string[] = []
+    for (const name of await readdir(root))
+      if (name !== MANIFEST_FILE && name !== LOCK_FILE && (await wroteIt(root, name)))
+        ours.push(name)
+    // The manifest goes first, so an interrupted clear leaves no cache that looks complete.
+    ordered = [MANIFEST_FILE, ...ours]
+    for (const name of ordered) await rm(join(root, name), { recursive: true, force: true })
+  } finally {
+    await release()
+  }
+  if ((await readdir(root)).length === 0) await rmdir(root).catch(() => {})
   return ordered
 }
 
@@ -172,10 +246,12 @@ async function assertOnlyOurs(root: string): Promise<void> {
 }
 
 // What build names: generation-<ms>-<8 hex> (build.ts), .tmp-<12 hex> while a generation is
-// written, and <entry>.tmp-<12 hex> while an entry file is (writeAtomic).
+// written, <entry>.tmp-<12 hex> while an entry file is (stageEntries), the lock while a build
+// publishes and .build.lock.stale-<12 hex> while a stale lock is taken over.
 const GENERATION_NAME = /^generation-\d+-[0-9a-f]{8}$/
 const TMP_NAME = /^\.tmp-[0-9a-f]{12}$/
 const ENTRY_TMP_NAME = /^(router\.mjs|router\.d\.mts|routes\.mjs|manifest\.json)\.tmp-[0-9a-f]{12}$/
+const LOCK_NAME = /^\.build\.lock(\.stale-[0-9a-f]{12})?$/
 const ENTRY_FILES = [ENTRY_FILE, ENTRY_TYPES_FILE, ROUTES_ENTRY_FILE]
 
 /** Whether build could have written an entry named `name` (what a fresh build may sit beside). */
@@ -185,7 +261,8 @@ function isOurs(name: string): boolean {
     ENTRY_FILES.includes(name) ||
     GENERATION_NAME.test(name) ||
     TMP_NAME.test(name) ||
-    ENTRY_TMP_NAME.test(name)
+    ENTRY_TMP_NAME.test(name) ||
+    LOCK_NAME.test(name)
   )
 }
 
@@ -211,23 +288,136 @@ function isManifest(value: unknown): value is Manifest {
   )
 }
 
-async function writeAtomic(file: string, text: string): Promise<void> {
-  const tmp = `${file}.tmp-${randomBytes(6).toString('hex')}`
-  await writeFile(tmp, text)
-  await rename(tmp, file)
-}
-
-async function pruneGenerations(root: string, current: string): Promise<void> {
-  const generations = (await readdir(root))
-    .filter((n) => GENERATION_NAME.test(n) && n !== current)
-    .sort(byBuildTime)
-    .reverse()
-  for (const old of generations.slice(KEEP_GENERATIONS - 1)) {
-    await rm(join(root, old), { recursive: true, force: true })
+/**
+ * Deletes the generations other than `keep` (the new one, and the one the previous manifest named,
+ * which running processes may still load shards from), and what builds that died left behind. Only
+ * called under the lock, so no other build is writing a temporary file or folder now.
+ */
+async function pruneGenerations(root: string, keep: (string | undefined)[]): Promise<void> {
+  for (const name of await readdir(root)) {
+    const leftover =
+      TMP_NAME.test(name) ||
+      ENTRY_TMP_NAME.test(name) ||
+      (LOCK_NAME.test(name) && name !== LOCK_FILE)
+    if (leftover || (GENERATION_NAME.test(name) && !keep.includes(name)))
+      await rm(join(root, name), { recursive: true, force: true })
   }
 }
 
-function byBuildTime(a: string, b: string): number {
-  const time = (n: string): number => Number(n.slice(GENERATION_PREFIX.length).split('-')[0])
-  return time(a) - time(b)
+interface LockHolder {
+  ino: number
+  mtimeMs: number
+  pid: number | undefined
+  host: string | undefined
+}
+
+/**
+ * Takes the cache folder's build lock, waiting for another build to release it (at most
+ * LOCK_WAIT_MS) or taking it over when stale. Resolves to the function that releases it.
+ */
+async function acquireLock(root: string): Promise<() => Promise<void>> {
+  const file = join(root, LOCK_FILE)
+  const deadline = Date.now() + LOCK_WAIT_MS
+  for (;;) {
+    const release = await tryLock(root, file)
+    if (release) return release
+    const holder = await readLock(file)
+    if (holder === null) continue
+    if (isStale(holder)) {
+      await takeOver(file, holder)
+    } else if (Date.now() > deadline) {
+      const by = holder.pid === undefined ? 'another build' : `another build (pid ${holder.pid})`
+      throw new FwError('FW_CACHE_BUSY', `${by} has been writing "${root}" for too long`, {
+        hint: `Wait for it to finish or stop it; its lock (${LOCK_FILE}) is taken over once stale.`,
+      })
+    } else {
+      await sleep(LOCK_POLL_MS + Math.random() * LOCK_POLL_MS)
+    }
+  }
+}
+
+/** Creates the lock file (O_EXCL: one build only), or returns null when another build holds it. */
+async function tryLock(root: string, file: string): Promise<(() => Promise<void>) | null> {
+  let handle
+  try {
+    handle = await open(file, 'wx')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT')
+      await mkdir(root, { recursive: true }) // a clear removed the folder
+    else if (code !== 'EEXIST') throw error
+    return null
+  }
+  let ino: number
+  try {
+    await handle.writeFile(JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() }))
+    ino = (await handle.stat()).ino
+  } finally {
+    await handle.close()
+  }
+  const heartbeat = setInterval(() => {
+    const now = new Date()
+    utimes(file, now, now).catch(() => {})
+  }, LOCK_HEARTBEAT_MS)
+  heartbeat.unref()
+  return async () => {
+    clearInterval(heartbeat)
+    // Only our own lock: after a takeover (we hung past LOCK_STALE_MS) it is another build's.
+    if ((await stat(file).catch(() => null))?.ino === ino) await rm(file, { force: true })
+  }
+}
+
+/** Who holds the lock, or null when it was released meanwhile. */
+async function readLock(file: string): Promise<LockHolder | null> {
+  let text: string
+  let info: { ino: number; mtimeMs: number }
+  try {
+    info = await stat(file)
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw error
+  }
+  // Empty or partial while its holder is writing it: then only its age tells.
+  let data: { pid?: unknown; host?: unknown } = {}
+  try {
+    data = JSON.parse(text) as typeof data
+  } catch {}
+  return {
+    ino: info.ino,
+    mtimeMs: info.mtimeMs,
+    pid: typeof data.pid === 'number' ? data.pid : undefined,
+    host: typeof data.host === 'string' ? data.host : undefined,
+  }
+}
+
+function isStale(holder: LockHolder): boolean {
+  if (Date.now() - holder.mtimeMs > LOCK_STALE_MS) return true
+  return holder.pid !== undefined && holder.host === hostname() && !isAlive(holder.pid)
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Removes a stale lock so that the waiting builds compete for a new one. Moved aside first: when
+ * another waiter took it over in between, the file moved is that build's fresh lock (another inode)
+ * and is put back (link fails rather than replace a lock taken meanwhile).
+ */
+async function takeOver(file: string, stale: LockHolder): Promise<void> {
+  const aside = `${file}.stale-${randomBytes(6).toString('hex')}`
+  try {
+    await rename(file, aside)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+    throw error
+  }
+  if ((await stat(aside)).ino !== stale.ino) await link(aside, file).catch(() => {})
+  await rm(aside, { force: true })
 }

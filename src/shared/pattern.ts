@@ -12,14 +12,15 @@
  * | `{name:slug}`   | lowercase letters and digits joined by single `-` | string      |
  * | `{name:uuid}`   | 8-4-4-4-12 hex digits, any case                  | string      |
  * | `{name:hex}`    | hex digits, any case                             | string      |
- * | `{name:<regex>}`| a segment the regex matches whole                | string      |
+ * | `{name:<regex>}`| a segment the regex matches whole (`^`/`$` implied) | string    |
  * | `{name:.*}`     | the rest of the path, slashes included, maybe '' | string      |
  * | `{name:.+}`     | the rest of the path, non-empty                  | string      |
  *
  * Domain patterns use the same grammar with `.` as the separator (`{account}.example.com`).
  */
-import safeRegex from 'safe-regex2'
 import { FwError } from './errors.js'
+import { checkConstraint } from './regex-constraint.js'
+import { canConsume } from './regex-safety.js'
 
 /** Built-in constrained types, in the order they are tried against one segment. */
 export const BUILTIN_TYPES = ['int', 'uuid', 'hex', 'slug'] as const
@@ -148,36 +149,7 @@ function parseParam(pattern: string, inner: string): ParamSegment {
     if (optional) throw patternError(pattern, `catch-all "${name}" cannot also be optional`)
     return { ...base, type: 'catchall', regex: spec, allowEmpty: spec === '.*' }
   }
-  checkRegex(pattern, name, spec)
-  return { ...base, type: 'regex', regex: spec }
-}
-
-// Regex sources already found valid: route tables repeat the same few constraints.
-const checkedRegexes = new Set<string>()
-
-/** Rejects regexes that do not compile or that can backtrack catastrophically. */
-function checkRegex(pattern: string, name: string, source: string): void {
-  if (checkedRegexes.has(source)) return
-  try {
-    new RegExp(source)
-  } catch (error) {
-    throw new FwError(
-      'FW_REGEX_INVALID',
-      `Pattern "${pattern}": the regex of "${name}" does not compile: ${(error as Error).message}`,
-      { hint: 'Check the regex syntax; it is a JavaScript regular expression.' },
-    )
-  }
-  // safe-regex2 measures star height: nested quantifiers such as (a+)+ are exponential.
-  if (!safeRegex(source)) {
-    throw new FwError(
-      'FW_REGEX_UNSAFE',
-      `Pattern "${pattern}": the regex of "${name}" (${source}) can backtrack catastrophically`,
-      {
-        hint: 'Remove nested quantifiers such as (a+)+ or (a*)*; one level of repetition suffices.',
-      },
-    )
-  }
-  checkedRegexes.add(source)
+  return { ...base, type: 'regex', regex: checkConstraint(pattern, name, spec) }
 }
 
 function checkSegmentOrder(pattern: string, segments: Segment[]): void {
@@ -280,11 +252,33 @@ function encodeLiteral(pattern: string, raw: string): string {
       const char = String.fromCharCode(parseInt(hex, 16))
       out += UNRESERVED.test(char) ? char : '%' + hex.toUpperCase()
       i += 2
+    } else if (isSurrogate(c.charCodeAt(0))) {
+      // A character outside the BMP (an emoji) is two UTF-16 units: encode them together.
+      const pair = raw.slice(i, i + 2)
+      if (pair.codePointAt(0)! <= 0xffff) throw loneSurrogate(pattern, c)
+      out += encodeURIComponent(pair)
+      i++
     } else {
       out += PCHAR.test(c) ? c : encodeURIComponent(c)
     }
   }
   return out
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
+function isSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdfff
+}
+
+function loneSurrogate(pattern: string, unit: string): FwError {
+  const code = unit.charCodeAt(0).toString(16).toUpperCase()
+  const shown = pattern.replace(LONE_SURROGATE, '\ufffd')
+  return new FwError(
+    'FW_PATTERN_INVALID',
+    `Pattern "${shown}" has half a UTF-16 surrogate pair (\\u${code}), which is not a character`,
+    { hint: 'Write the whole character, or its UTF-8 escapes (😀 is %F0%9F%98%80).' },
+  )
 }
 
 function stripParams(pattern: string): string {
@@ -308,47 +302,15 @@ function patternError(pattern: string, problem: string): FwError {
 }
 
 /**
- * Whether a regex source could match a `/` (conservatively: true when unsure). Regexes that cannot
- * are tested in place on the request path; the others on a slice of their segment.
+ * Whether a regex source could match a `/` (an escape it cannot decode counts as yes). Regexes that
+ * cannot are tested in place on the request path; the others on a slice of their segment. What a
+ * lookbehind or lookahead holds is not matched, only looked at: `(?<=/)ab` cannot match a `/`.
  */
 export function canMatchSlash(source: string): boolean {
-  let inClass = false
-  let negated = false
-  let classHasSlash = false
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i]
-    if (c === '\\') {
-      const next = source[i + 1] ?? ''
-      if ('SWDxuc/pP'.includes(next)) return true
-      i++
-      continue
-    }
-    if (inClass) {
-      if (c === ']') {
-        if (negated !== classHasSlash) return true
-        inClass = false
-      } else if (c === '/' || (c === '-' && i > 0 && rangeHasSlash(source, i))) {
-        classHasSlash = true
-      }
-      continue
-    }
-    if (c === '[') {
-      inClass = true
-      negated = source[i + 1] === '^'
-      if (negated) i++
-      classHasSlash = false
-    } else if (c === '.' || c === '/') {
-      return true
-    }
-  }
-  return false
+  return canConsume(source, SLASH)
 }
 
-function rangeHasSlash(source: string, dash: number): boolean {
-  const from = source.charCodeAt(dash - 1)
-  const to = source.charCodeAt(dash + 1)
-  return from <= 47 && to >= 47
-}
+const SLASH = 47
 
 /** `text` as a regex source matching exactly it. */
 export function escapeRegExp(text: string): string {

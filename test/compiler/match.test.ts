@@ -414,14 +414,32 @@ describe('regex parameters', () => {
     }
   })
 
-  it('see the path around them when they use anchors or word boundaries, as in a whole-path pattern', async () => {
+  it('see the path around them when they use word boundaries or lookbehind, as in a whole-path pattern', async () => {
+    const m = await compileRoutes((r) => {
+      r.get('/word/{p:\\bw\\w*}', noop, 'word')
+      r.get('/behind/{p:(?<=/)ab}', noop, 'behind')
+      r.get('/after/{p:(?<=after/)cd}', noop, 'after')
+    })
+    expect(hit(m.match('GET', '/word/wow'))).toEqual({ name: 'word', params: { p: 'wow' } })
+    expect(hit(m.match('GET', '/behind/ab'))).toEqual({ name: 'behind', params: { p: 'ab' } })
+    expect(hit(m.match('GET', '/after/cd'))).toEqual({ name: 'after', params: { p: 'cd' } })
+    expect(m.match('GET', '/behind/xab')).toEqual({ status: 404 })
+  })
+
+  // Regression: `^`/`$` were tested against the whole path, so `{x:^ab$}` never matched (a dead
+  // route, built silently). At the ends of a constraint they are the segment's own anchors.
+  it('take a leading "^" and a trailing "$" as the segment anchors they imply', async () => {
     const m = await compileRoutes((r) => {
       r.get('/anchored/{p:^x}', noop, 'anchored')
-      r.get('/word/{p:\\bw\\w*}', noop, 'word')
+      r.get('/both/{p:^ab$}/tail', noop, 'both')
+      r.get('/alts/{p:^a$|^b\\$$}', noop, 'alts')
     })
-    // `^` inside a path pattern can never match mid-path: the route is unreachable.
-    expect(m.match('GET', '/anchored/x')).toEqual({ status: 404 })
-    expect(hit(m.match('GET', '/word/wow'))).toEqual({ name: 'word', params: { p: 'wow' } })
+    expect(hit(m.match('GET', '/anchored/x'))).toEqual({ name: 'anchored', params: { p: 'x' } })
+    expect(hit(m.match('GET', '/both/ab/tail'))).toEqual({ name: 'both', params: { p: 'ab' } })
+    expect(m.match('GET', '/both/abc/tail')).toEqual({ status: 404 })
+    expect(hit(m.match('GET', '/alts/a'))).toEqual({ name: 'alts', params: { p: 'a' } })
+    expect(hit(m.match('GET', '/alts/b$'))).toEqual({ name: 'alts', params: { p: 'b$' } })
+    expect(m.routes.find((route) => route.name === 'both')?.path).toBe('/both/{p:^ab$}/tail')
   })
 })
 

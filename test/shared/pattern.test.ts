@@ -315,3 +315,70 @@ describe('canMatchSlash', () => {
     },
   )
 })
+
+describe('parsePath: regexes that backtrack', () => {
+  // Regression: these built (only nested quantifiers were caught), and one request could block
+  // the server for seconds: '/a/' + 'a'.repeat(28) + '!' took 13 s against (a|a)*.
+  it.each(['(a|a)*', '(a|aa)+', 'a*a*a*b', '\\w+\\d+'])('rejects {x:%s}', (regex) => {
+    const error = expectPathError(`/a/{x:${regex}}`, 'FW_REGEX_UNSAFE', /backtrack/)
+    expect(error.message).toContain(`(${regex})`)
+    expect(error.message).not.toContain('\n')
+  })
+
+  it('keeps the README examples and a written-out slug', () => {
+    expect(parsePath('/q/{q:[a-z]+%20[a-z]+}')[1]).toEqual(param('q', 'regex', '[a-z]+%20[a-z]+'))
+    expect(parsePath('/c/{code:[A-Z]{3}}')[1]).toEqual(param('code', 'regex', '[A-Z]{3}'))
+    expect(parsePath('/s/{s:[a-z0-9]+(?:-[a-z0-9]+)*}')[1]).toMatchObject({ type: 'regex' })
+  })
+
+  // Regression: safe-regex2 cannot read lookbehind and called it unsafe.
+  it('accepts a lookbehind', () => {
+    expect(parsePath('/a/{x:(?<=/)ab}')[1]).toEqual(param('x', 'regex', '(?<=/)ab'))
+  })
+})
+
+describe('parsePath: segment anchors', () => {
+  // Regression: `^`/`$` were tested against the whole path: `{x:^ab$}` was a dead route.
+  it('drops a leading "^" and a trailing "$" of each top-level alternative', () => {
+    expect(parsePath('/a/{x:^ab$}')[1]).toEqual(param('x', 'regex', 'ab'))
+    expect(parsePath('/a/{x:^a|b$}')[1]).toEqual(param('x', 'regex', 'a|b'))
+    expect(parsePath('/a/{x:(?:a|b)$}')[1]).toEqual(param('x', 'regex', '(?:a|b)'))
+  })
+
+  it('keeps an escaped "$" at the end', () => {
+    expect(parsePath('/a/{x:a\\$}')[1]).toEqual(param('x', 'regex', 'a\\$'))
+    expect(parsePath('/a/{x:a\\\\$}')[1]).toEqual(param('x', 'regex', 'a\\\\'))
+  })
+
+  it('rejects a regex that needs a "/", pointing at a catch-all', () => {
+    const error = expectPathError('/a/{x:a/b}', 'FW_REGEX_NEVER_MATCHES', /never match a segment/)
+    expect(error.hint).toMatch(/catch-all/)
+    expect(error.hint).toContain('{x:.*}')
+  })
+
+  it('rejects a "^" that can only match at the start of the path', () => {
+    expectPathError('/a/{x:a^b}', 'FW_REGEX_NEVER_MATCHES', /"\^"/)
+    expectPathError('/a/{x:(^a)}', 'FW_REGEX_NEVER_MATCHES', /"\^"/)
+  })
+
+  it('rejects a regex that matches only the empty string', () => {
+    expectPathError('/a/{x:^$}', 'FW_REGEX_NEVER_MATCHES')
+  })
+})
+
+describe('parsePath: characters outside the BMP', () => {
+  // Regression: encodeURIComponent on half a surrogate pair threw "URI malformed" (a crash
+  // reported as a bug in fw, with no file:line).
+  it('percent-encodes an emoji in a literal as its UTF-8 bytes', () => {
+    expect(parsePath('/z/😀')).toEqual([text('z'), text('%F0%9F%98%80')])
+    expect(parsePath('/z/a😀b𝄞')).toEqual([text('z'), text('a%F0%9F%98%80b%F0%9D%84%9E')])
+  })
+
+  it('rejects half a surrogate pair with a pattern error', () => {
+    const error = errorOf(() => parsePath('/z/\ud83dx'))
+    expect(error.code).toBe('FW_PATTERN_INVALID')
+    expect(error.message).toMatch(/surrogate/)
+    expect(error.message).toContain('\\uD83D')
+    expect(errorOf(() => parsePath('/z/\ude00')).code).toBe('FW_PATTERN_INVALID')
+  })
+})

@@ -1,0 +1,100 @@
+/**
+ * The build's checks of a parameter's custom regex (`{code:[A-Z]{3}}`), and the source the matcher
+ * uses for it. Build time only: parsePath calls it, the runtime never imports it.
+ */
+import { FwError } from './errors.js'
+import {
+  backtrackingRisk,
+  canConsume,
+  canMatchSegment,
+  type BacktrackingRisk,
+} from './regex-safety.js'
+import { topLevelAlternatives } from './regex-syntax.js'
+
+const SLASH = 47
+
+// Regex sources already checked, and what they became: route tables repeat a few constraints.
+const checkedRegexes = new Map<string, string>()
+
+/**
+ * Checks the custom regex `spec` of parameter `name` in `pattern`: it must compile, be unable to
+ * backtrack catastrophically (regex-safety.ts) and be able to match a segment. Returns the source
+ * to match, without the segment anchors it implies.
+ * @example
+ * checkConstraint('/a/{x:^ab$}', 'x', '^ab$') // 'ab'
+ */
+export function checkConstraint(pattern: string, name: string, spec: string): string {
+  const known = checkedRegexes.get(spec)
+  if (known !== undefined) return known
+  try {
+    new RegExp(spec)
+  } catch (error) {
+    throw new FwError(
+      'FW_REGEX_INVALID',
+      `Pattern "${pattern}": the regex of "${name}" does not compile: ${(error as Error).message}`,
+      { hint: 'Check the regex syntax; it is a JavaScript regular expression.' },
+    )
+  }
+  const source = stripSegmentAnchors(spec)
+  const risk = backtrackingRisk(source)
+  if (risk !== null) {
+    const [problem, hint] = RISKS[risk]
+    throw new FwError(
+      'FW_REGEX_UNSAFE',
+      `Pattern "${pattern}": the regex of "${name}" (${spec}) ${problem}`,
+      { hint },
+    )
+  }
+  checkMatchesSegment(pattern, name, spec, source)
+  checkedRegexes.set(spec, source)
+  return source
+}
+
+const RISKS: Readonly<Record<BacktrackingRisk, readonly [problem: string, hint: string]>> = {
+  exponential: [
+    'can backtrack catastrophically: a repeated part can match the same text in more than one way',
+    'Remove nested quantifiers such as (a+)+ and overlapping alternatives under * or + such as (a|aa)+: one level of repetition, whose alternatives start differently, suffices.',
+  ],
+  polynomial: [
+    'can backtrack catastrophically: two repeats in a row can match the same characters (as in a*a* or \\w+\\d+), which takes seconds on a long path',
+    'Give adjacent repeats different characters ([a-z]+[0-9]+) or a literal between them ([a-z]+-[a-z]+).',
+  ],
+  'too-complex': [
+    'is too complex to prove that it cannot backtrack catastrophically',
+    'Simplify the regex (fewer or smaller {n,m} counts), or take a plain {name} and check the value in the handler.',
+  ],
+}
+
+/**
+ * A constraint is matched against its whole segment, so `^` at the start and `$` at the end of a
+ * top-level alternative add nothing. Kept, they would be tested against the whole path (regexes
+ * with anchors are tested in place), where `^` never matches: `{x:^ab$}` was a dead route.
+ */
+function stripSegmentAnchors(source: string): string {
+  return topLevelAlternatives(source)
+    .map((alternative) => {
+      const body = alternative.startsWith('^') ? alternative.slice(1) : alternative
+      return /(?:^|[^\\])(?:\\\\)*\$$/.test(body) ? body.slice(0, -1) : body
+    })
+    .join('|')
+}
+
+/** Rejects a constraint no segment can satisfy: its route could never match. */
+function checkMatchesSegment(pattern: string, name: string, spec: string, source: string): void {
+  let problem: string | null = null
+  if (!canMatchSegment(source, false)) {
+    problem =
+      'can never match a segment: it needs a "/" (or matches only ""), and a parameter spans one segment'
+  } else if (!canConsume(source, SLASH) && !canMatchSegment(source, true)) {
+    problem =
+      'can never match a segment: its "^" is tested against the whole path, where it only matches before the first "/"'
+  }
+  if (problem === null) return
+  throw new FwError(
+    'FW_REGEX_NEVER_MATCHES',
+    `Pattern "${pattern}": the regex of "${name}" (${spec}) ${problem}`,
+    {
+      hint: `To take several segments, make the last segment a catch-all ({${name}:.*} or {${name}:.+}) and check the value in the handler; "^" and "$" belong only at the ends, where they are implied.`,
+    },
+  )
+}

@@ -1,0 +1,152 @@
+/**
+ * The build's regex checks (src/shared/regex-safety.ts). Regression: only star height was checked
+ * (safe-regex2), so `(a|a)*` (13 s on 29 characters), `(a|aa)+` and `a*a*a*b` (1.2 s on 2,000
+ * characters) built, and one request could block the server; lookbehind was rejected as unsafe.
+ */
+import { describe, expect, it } from 'vitest'
+import { backtrackingRisk, canConsume, canMatchSegment } from '../../src/shared/regex-safety.js'
+
+// README examples, the regexes of the existing tests and the built-in types: all must build.
+const SAFE = [
+  '[A-Z]{3}',
+  '[a-z]+%20[a-z]+',
+  '[a-z]+\\.txt',
+  '[a-z ]+',
+  'x?y',
+  '[^x]+',
+  'a|ab',
+  '\\bw\\w*',
+  'x',
+  '[a/]+',
+  '[0-9]{1,15}',
+  '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}',
+  '[0-9a-fA-F]+',
+  '[a-z0-9]+(?:-[a-z0-9]+)*', // the slug type, written out: nested, but unambiguous
+  'v\\d+(\\.\\d+)*',
+  '\\d+(?:\\.\\d+)?',
+  '[^@]+@[^@]+',
+  '(?<year>\\d{4})-(?<month>\\d{2})',
+  '[a-f0-9]{32}',
+  '(foo|bar)+',
+  '(?<=/)ab',
+  '(?<!x)ab',
+  'a{2,3}b?',
+  '[a-z]{2,}',
+  'x*y+',
+  '[a-z]+[0-9]+',
+  '[a-z]*a',
+  '[ab]+b',
+  '\\d{2}-\\d{2}',
+  'a{0,2}a{1,2}',
+  '\\s*a',
+  '[a-z]+-[a-z]+',
+  '(?:[a-z]+-)*[a-z]+',
+]
+
+const UNSAFE: [string, string][] = [
+  ['(a+)+', 'exponential'],
+  ['(a*)*', 'exponential'],
+  ['(a|a)*', 'exponential'],
+  ['(a|aa)+', 'exponential'],
+  ['(a|b|ab)*c', 'exponential'],
+  ['(?:\\w|\\d)+', 'exponential'],
+  ['(a*b*)*', 'exponential'],
+  ['(?:a?a?)*', 'exponential'],
+  ['(a|a){1,30}', 'exponential'],
+  ['x(?=(a+)+y)', 'exponential'],
+  ['(?<=(a|a)*)b', 'exponential'],
+  ['a*a*a*b', 'polynomial'],
+  ['a*a*', 'polynomial'],
+  ['\\w+\\d+', 'polynomial'],
+  ['.*-.*', 'polynomial'],
+  ['(\\w+)\\1', 'polynomial'],
+  ['((a{10}){10}){10}', 'too-complex'],
+]
+
+describe('backtrackingRisk', () => {
+  it.each(SAFE)('accepts %s', (source) => {
+    expect(backtrackingRisk(source)).toBeNull()
+  })
+
+  it.each(UNSAFE)('rejects %s (%s)', (source, risk) => {
+    expect(backtrackingRisk(source)).toBe(risk)
+  })
+
+  it('decides quickly even on a long regex', () => {
+    const started = performance.now()
+    backtrackingRisk(
+      '(' + Array.from({ length: 40 }, (_, i) => `${'abcdefghij'[i % 10]}x`).join('|') + ')*',
+    )
+    backtrackingRisk('[a-z]{10}'.repeat(30))
+    expect(performance.now() - started).toBeLessThan(2_000)
+  })
+})
+
+// A small deterministic PRNG (mulberry32), so a failure reproduces.
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+describe('what backtrackingRisk accepts', () => {
+  it('stays fast on inputs built to make it backtrack (random regexes, seeded)', () => {
+    const next = random(7)
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!
+    const generate = (depth: number): string => {
+      if (depth === 0 || next() < 0.3) return pick(['a', 'b', '[ab]', '.', '\\w', 'ab', '-'])
+      const kind = next()
+      if (kind < 0.35) return generate(depth - 1) + generate(depth - 1)
+      if (kind < 0.55) return `(?:${generate(depth - 1)}|${generate(depth - 1)})`
+      return `(?:${generate(depth - 1)})${pick(['*', '+', '?', '{1,3}', '{2,}', '*?'])}`
+    }
+    const inputs = ['a', 'ab', 'a-', '-'].flatMap((unit) =>
+      [24, 3_000].flatMap((length) =>
+        ['!', '\n'].map(
+          (end) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length) + end,
+        ),
+      ),
+    )
+    let accepted = 0
+    for (let n = 0; n < 300; n++) {
+      const source = generate(4)
+      if (backtrackingRisk(source) !== null) continue
+      accepted++
+      const regex = new RegExp(`^(?:${source})$`)
+      for (const input of inputs) {
+        const started = performance.now()
+        regex.test(input)
+        expect(performance.now() - started, `${source} on ${input.slice(0, 8)}…`).toBeLessThan(100)
+      }
+    }
+    expect(accepted).toBeGreaterThan(100)
+  })
+})
+
+describe('canMatchSegment', () => {
+  it.each([
+    ['ab', false, true],
+    ['a/b', false, false],
+    ['[/]+', false, false],
+    ['(?:)', false, false],
+    ['a/|b', false, true],
+    ['/?a', false, true],
+    ['a^b', true, false],
+    ['(?:^a|b)', true, true],
+  ])('%s (caret fails: %s) → %s', (source, caretFails, expected) => {
+    expect(canMatchSegment(source, caretFails)).toBe(expected)
+  })
+})
+
+describe('canConsume', () => {
+  it('does not count what a lookaround only looks at', () => {
+    expect(canConsume('(?<=/)ab', 47)).toBe(false)
+    expect(canConsume('ab(?=/)', 47)).toBe(false)
+    expect(canConsume('a/b', 47)).toBe(true)
+    expect(canConsume('\\x2f', 47)).toBe(true)
+    expect(canConsume('[^a]', 47)).toBe(true)
+  })
+})
