@@ -11,22 +11,9 @@
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import {
-  link,
-  mkdir,
-  open,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  rmdir,
-  stat,
-  utimes,
-  writeFile,
-} from 'node:fs/promises'
-import { homedir, hostname } from 'node:os'
+import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises'
+import { homedir } from 'node:os'
 import { isAbsolute, join, parse, relative, resolve, sep } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import {
   ENTRY_FILE,
   ENTRY_TYPES_FILE,
@@ -38,17 +25,9 @@ import {
 import { FwError } from '../shared/errors.js'
 import { writeFailure } from '../shared/fs-errors.js'
 import type { BuildOutput } from './build.js'
+import { acquireLock, LOCK_FILE, LOCK_NAME } from './cache-lock.js'
 
 const TMP_PREFIX = '.tmp-'
-const LOCK_FILE = '.build.lock'
-// Publishing 10k routes takes well under a second; a build waits this long for another one before
-// giving up. The holder touches the lock every LOCK_HEARTBEAT_MS, so a lock untouched for
-// LOCK_STALE_MS is left by a build that died or hangs (or runs on another host, where its pid
-// means nothing) and is taken over; so is one whose pid is gone on this host.
-const LOCK_WAIT_MS = 60_000
-const LOCK_STALE_MS = 20_000
-const LOCK_HEARTBEAT_MS = 2_000
-const LOCK_POLL_MS = 25
 
 export interface WriteResult {
   /** False when the cache already held this exact build and nothing was rewritten. */
@@ -246,12 +225,11 @@ async function assertOnlyOurs(root: string): Promise<void> {
 }
 
 // What build names: generation-<ms>-<8 hex> (build.ts), .tmp-<12 hex> while a generation is
-// written, <entry>.tmp-<12 hex> while an entry file is (stageEntries), the lock while a build
-// publishes and .build.lock.stale-<12 hex> while a stale lock is taken over.
+// written, <entry>.tmp-<12 hex> while an entry file is (stageEntries), and the lock files
+// (LOCK_NAME, cache-lock.ts).
 const GENERATION_NAME = /^generation-\d+-[0-9a-f]{8}$/
 const TMP_NAME = /^\.tmp-[0-9a-f]{12}$/
 const ENTRY_TMP_NAME = /^(router\.mjs|router\.d\.mts|routes\.mjs|manifest\.json)\.tmp-[0-9a-f]{12}$/
-const LOCK_NAME = /^\.build\.lock(\.stale-[0-9a-f]{12})?$/
 const ENTRY_FILES = [ENTRY_FILE, ENTRY_TYPES_FILE, ROUTES_ENTRY_FILE]
 
 /** Whether build could have written an entry named `name` (what a fresh build may sit beside). */
@@ -302,122 +280,4 @@ async function pruneGenerations(root: string, keep: (string | undefined)[]): Pro
     if (leftover || (GENERATION_NAME.test(name) && !keep.includes(name)))
       await rm(join(root, name), { recursive: true, force: true })
   }
-}
-
-interface LockHolder {
-  ino: number
-  mtimeMs: number
-  pid: number | undefined
-  host: string | undefined
-}
-
-/**
- * Takes the cache folder's build lock, waiting for another build to release it (at most
- * LOCK_WAIT_MS) or taking it over when stale. Resolves to the function that releases it.
- */
-async function acquireLock(root: string): Promise<() => Promise<void>> {
-  const file = join(root, LOCK_FILE)
-  const deadline = Date.now() + LOCK_WAIT_MS
-  for (;;) {
-    const release = await tryLock(root, file)
-    if (release) return release
-    const holder = await readLock(file)
-    if (holder === null) continue
-    if (isStale(holder)) {
-      await takeOver(file, holder)
-    } else if (Date.now() > deadline) {
-      const by = holder.pid === undefined ? 'another build' : `another build (pid ${holder.pid})`
-      throw new FwError('FW_CACHE_BUSY', `${by} has been writing "${root}" for too long`, {
-        hint: `Wait for it to finish or stop it; its lock (${LOCK_FILE}) is taken over once stale.`,
-      })
-    } else {
-      await sleep(LOCK_POLL_MS + Math.random() * LOCK_POLL_MS)
-    }
-  }
-}
-
-/** Creates the lock file (O_EXCL: one build only), or returns null when another build holds it. */
-async function tryLock(root: string, file: string): Promise<(() => Promise<void>) | null> {
-  let handle
-  try {
-    handle = await open(file, 'wx')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT')
-      await mkdir(root, { recursive: true }) // a clear removed the folder
-    else if (code !== 'EEXIST') throw error
-    return null
-  }
-  let ino: number
-  try {
-    await handle.writeFile(JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() }))
-    ino = (await handle.stat()).ino
-  } finally {
-    await handle.close()
-  }
-  const heartbeat = setInterval(() => {
-    const now = new Date()
-    utimes(file, now, now).catch(() => {})
-  }, LOCK_HEARTBEAT_MS)
-  heartbeat.unref()
-  return async () => {
-    clearInterval(heartbeat)
-    // Only our own lock: after a takeover (we hung past LOCK_STALE_MS) it is another build's.
-    if ((await stat(file).catch(() => null))?.ino === ino) await rm(file, { force: true })
-  }
-}
-
-/** Who holds the lock, or null when it was released meanwhile. */
-async function readLock(file: string): Promise<LockHolder | null> {
-  let text: string
-  let info: { ino: number; mtimeMs: number }
-  try {
-    info = await stat(file)
-    text = await readFile(file, 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
-    throw error
-  }
-  // Empty or partial while its holder is writing it: then only its age tells.
-  let data: { pid?: unknown; host?: unknown } = {}
-  try {
-    data = JSON.parse(text) as typeof data
-  } catch {}
-  return {
-    ino: info.ino,
-    mtimeMs: info.mtimeMs,
-    pid: typeof data.pid === 'number' ? data.pid : undefined,
-    host: typeof data.host === 'string' ? data.host : undefined,
-  }
-}
-
-function isStale(holder: LockHolder): boolean {
-  if (Date.now() - holder.mtimeMs > LOCK_STALE_MS) return true
-  return holder.pid !== undefined && holder.host === hostname() && !isAlive(holder.pid)
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
-/**
- * Removes a stale lock so that the waiting builds compete for a new one. Moved aside first: when
- * another waiter took it over in between, the file moved is that build's fresh lock (another inode)
- * and is put back (link fails rather than replace a lock taken meanwhile).
- */
-async function takeOver(file: string, stale: LockHolder): Promise<void> {
-  const aside = `${file}.stale-${randomBytes(6).toString('hex')}`
-  try {
-    await rename(file, aside)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
-    throw error
-  }
-  if ((await stat(aside)).ino !== stale.ino) await link(aside, file).catch(() => {})
-  await rm(aside, { force: true })
 }
