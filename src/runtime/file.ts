@@ -3,9 +3,12 @@
  * and checked before anything is sent, so a missing one is a 404 rather than a 200 cut short.
  */
 import { constants } from 'node:fs'
-import { open } from 'node:fs/promises'
+import { open, type FileHandle } from 'node:fs/promises'
+import type { Stats } from 'node:fs'
 import { basename, extname } from 'node:path'
-import { forbidden, notFound, type HeaderMap } from './http-error.js'
+import { planFile, type FilePlan } from './file-conditions.js'
+import { forbidden, HttpError, notFound, type HeaderMap } from './http-error.js'
+import type { FwRequest } from './request/request.js'
 import { FwResponse } from './response.js'
 
 export interface FileOptions {
@@ -15,6 +18,12 @@ export interface FileOptions {
   download?: boolean | string
   /** More headers (they win over the computed ones). */
   headers?: HeaderMap
+  /**
+   * The request being answered. With it, a GET or HEAD gets what caches and download managers
+   * expect: 304 for If-None-Match / If-Modified-Since, 412 for a failed If-Match /
+   * If-Unmodified-Since, 206 for one byte range (Range, If-Range), 416 for a range past the end.
+   */
+  request?: FwRequest
 }
 
 // Loaded on first use: mime-types reads a 200 KB type database that an app which never sends a
@@ -26,11 +35,12 @@ let disposition: Promise<typeof import('content-disposition')> | undefined
 const MISSING = new Set(['ENOENT', 'ENOTDIR', 'EISDIR', 'ENAMETOOLONG', 'ELOOP'])
 
 /**
- * 200 with the file at `path` streamed, Content-Type, Content-Length and Last-Modified. A path that
- * does not name a regular file is a 404, one the process may not read a 403. Keep a path built
- * from request input inside its folder with `safePath()` first.
+ * 200 with the file at `path` streamed, Content-Type, Content-Length, Last-Modified and a weak
+ * ETag (size and modification time, as Express's). A path that does not name a regular file is a
+ * 404, one the process may not read a 403. Keep a path built from request input inside its
+ * folder with `safePath()` first. Give `request` for 304, 206 and 416 answers.
  * @example
- * r.get('/files/{path:.*}', (req, path) => file(safePath('public', path)))
+ * r.get('/files/{path:.*}', (req, path) => file(safePath('public', path), { request: req }))
  * r.get('/invoices/{id:int}', (req, id) => file(`invoices/${id}.pdf`, { download: `invoice-${id}.pdf` }))
  */
 export async function file(path: string, options: FileOptions = {}): Promise<FwResponse> {
@@ -45,31 +55,78 @@ export async function file(path: string, options: FileOptions = {}): Promise<FwR
   try {
     const stat = await handle.stat()
     if (!stat.isFile()) throw notFound()
-    const type =
-      options.contentType ??
-      ((await (mimeTypes ??= import('mime-types'))).contentType(extname(path)) ||
-        'application/octet-stream')
-    const headers: HeaderMap = {
-      'content-type': type,
-      'content-length': String(stat.size),
-      'last-modified': stat.mtime.toUTCString(),
-      'x-content-type-options': 'nosniff',
-    }
-    if (options.download !== undefined && options.download !== false) {
-      const { create: attachment } = await (disposition ??= import('content-disposition'))
-      headers['content-disposition'] = attachment(
-        options.download === true ? basename(path) : options.download,
-      )
-    }
+    const headers = await fileHeaders(path, stat, options)
+    const plan = options.request
+      ? await planFile(options.request, {
+          etag: headers.etag as string,
+          lastModified: headers['last-modified'] as string,
+          size: stat.size,
+        })
+      : WHOLE
+    if (options.request) headers['accept-ranges'] = 'bytes'
     Object.assign(headers, options.headers)
-    // Read at most the size just sent as Content-Length, should the file grow meanwhile.
-    const body = stat.size === 0 ? '' : handle.createReadStream({ start: 0, end: stat.size - 1 })
-    if (body === '') await handle.close()
-    return new FwResponse(200, headers, body)
+    const response = answer(plan, headers, stat.size, handle)
+    if (response.body === '') await handle.close()
+    return response
   } catch (error) {
     await handle.close()
     throw error
   }
+}
+
+const WHOLE: FilePlan = { status: 200 }
+
+async function fileHeaders(path: string, stat: Stats, options: FileOptions): Promise<HeaderMap> {
+  const type =
+    options.contentType ??
+    ((await (mimeTypes ??= import('mime-types'))).contentType(extname(path)) ||
+      'application/octet-stream')
+  const headers: HeaderMap = {
+    'content-type': type,
+    'content-length': String(stat.size),
+    'last-modified': stat.mtime.toUTCString(),
+    etag: `W/"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`,
+    'x-content-type-options': 'nosniff',
+  }
+  if (options.download !== undefined && options.download !== false) {
+    const { create: attachment } = await (disposition ??= import('content-disposition'))
+    headers['content-disposition'] = attachment(
+      options.download === true ? basename(path) : options.download,
+    )
+  }
+  return headers
+}
+
+/** The response `plan` calls for; its body reads at most `size` bytes (the file may grow). */
+function answer(plan: FilePlan, headers: HeaderMap, size: number, handle: FileHandle): FwResponse {
+  switch (plan.status) {
+    case 304:
+      return new FwResponse(304, notModified(headers), '')
+    case 412:
+      throw new HttpError(412)
+    case 416:
+      throw new HttpError(416, { headers: { 'content-range': `bytes */${size}` } })
+    case 206:
+      headers['content-range'] = `bytes ${plan.start}-${plan.end}/${size}`
+      headers['content-length'] = String(plan.end - plan.start + 1)
+      return new FwResponse(206, headers, handle.createReadStream(plan))
+    default:
+      return new FwResponse(
+        200,
+        headers,
+        size === 0 ? '' : handle.createReadStream({ end: size - 1 }),
+      )
+  }
+}
+
+// A 304 carries the validators and caching headers of the 200 it stands for, not its
+// representation's (RFC 9110 §15.4.5).
+function notModified(headers: HeaderMap): HeaderMap {
+  const kept: HeaderMap = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/^content-(type|length|disposition)$/i.test(name)) kept[name] = value
+  }
+  return kept
 }
 
 function refusal(error: unknown): unknown {

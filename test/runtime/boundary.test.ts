@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest'
 import { forbiddenFiles, ROOT, walkImports } from '../support/imports.js'
 
 const ENTRIES = ['src/runtime/index.ts', 'src/index.ts']
-// mime-types and content-disposition load on the first file() response, not at start-up.
+// mime-types and content-disposition load on the first file() response, not at start-up; fresh
+// and range-parser on the first file() answer given its request.
 const ALLOWED_PACKAGES = [
   'jose',
   'negotiator',
@@ -23,6 +24,8 @@ const ALLOWED_PACKAGES = [
   '@node-rs',
   'mime-types',
   'content-disposition',
+  'fresh',
+  'range-parser',
 ]
 // The runtime (kernel, request with body parsing, middleware) measured 46 KB minified when this
 // budget was set; raise it deliberately, not silently. Raised 64 → 70 KB at 66 KB for the audit

@@ -8,6 +8,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { file } from '../../../src/runtime/file.js'
+import type { FwRequest } from '../../../src/runtime/request/request.js'
 import { safePath } from '../../../src/runtime/safe-path.js'
 import { tempDir } from '../../support/compile.js'
 import { bootKernel, cleanupTempDirs, serve, type Served } from './support.js'
@@ -27,6 +28,12 @@ beforeAll(async () => {
   server = await serve(
     await bootKernel((r) => {
       r.get('/files/{path:.*}', (req: unknown, path: string) => file(safePath(publicDir, path)))
+      r.get('/ranged/{path:.*}', (req: FwRequest, path: string) =>
+        file(safePath(publicDir, path), {
+          request: req,
+          headers: { 'cache-control': 'max-age=60' },
+        }),
+      )
       r.get('/report', () => file(join(dir, 'report.pdf'), { download: true }))
       r.get('/report-named', () => file(join(dir, 'report.pdf'), { download: 'Résumé 2026.pdf' }))
       r.get('/typed', () =>
@@ -142,5 +149,112 @@ describe('file()', () => {
       await server.send('GET', '/files/empty.txt')
     }
     await vi.waitFor(() => expect(open()).toBeLessThanOrEqual(before + 2))
+  })
+})
+
+// file(path, { request }): what caches and download managers expect (RFC 9110 §13-14), as
+// Express's sendFile answers them. The file is 'body { color: red }\n', 20 bytes.
+describe('file() with the request: conditional requests and byte ranges', () => {
+  const CSS = '/ranged/css/site.css'
+  const validators = async (): Promise<{ etag: string; lastModified: string }> => {
+    const reply = await server.send('GET', CSS)
+    return {
+      etag: reply.headers.etag as string,
+      lastModified: reply.headers['last-modified'] as string,
+    }
+  }
+
+  it('sends a weak ETag and Accept-Ranges, and without the request no Accept-Ranges', async () => {
+    const reply = await server.send('GET', CSS)
+    expect(reply.status).toBe(200)
+    expect(reply.headers.etag).toMatch(/^W\/"14-[0-9a-f]+"$/)
+    expect(reply.headers['accept-ranges']).toBe('bytes')
+    const plain = await server.send('GET', '/files/css/site.css', {
+      headers: { range: 'bytes=0-3' },
+    })
+    expect(plain.status).toBe(200)
+    expect(plain.headers['accept-ranges']).toBeUndefined()
+    expect(plain.text).toBe('body { color: red }\n')
+  })
+
+  it('answers 304 with the validators and no body for a matching If-None-Match or If-Modified-Since', async () => {
+    const { etag, lastModified } = await validators()
+    const conditions: Record<string, string>[] = [
+      { 'if-none-match': etag },
+      { 'if-modified-since': lastModified },
+    ]
+    for (const headers of conditions) {
+      const reply = await server.send('GET', CSS, { headers })
+      expect(reply.status).toBe(304)
+      expect(reply.text).toBe('')
+      expect(reply.headers.etag).toBe(etag)
+      expect(reply.headers['cache-control']).toBe('max-age=60')
+      expect(reply.headers['content-type']).toBeUndefined()
+    }
+    const changed = await server.send('GET', CSS, { headers: { 'if-none-match': 'W/"other"' } })
+    expect(changed.status).toBe(200)
+    expect(changed.text).toBe('body { color: red }\n')
+  })
+
+  it('answers 206 with Content-Range for one range, a suffix and an open end', async () => {
+    const cases: [string, string, string][] = [
+      ['bytes=0-3', 'body', 'bytes 0-3/20'],
+      ['bytes=-4', 'd }\n', 'bytes 16-19/20'],
+      ['bytes=15-', 'ed }\n', 'bytes 15-19/20'],
+      ['bytes=18-100', '}\n', 'bytes 18-19/20'],
+    ]
+    for (const [range, body, contentRange] of cases) {
+      const reply = await server.send('GET', CSS, { headers: { range } })
+      expect(reply.status, range).toBe(206)
+      expect(reply.text, range).toBe(body)
+      expect(reply.headers['content-range'], range).toBe(contentRange)
+      expect(reply.headers['content-length'], range).toBe(String(body.length))
+    }
+    const head = await server.send('HEAD', CSS, { headers: { range: 'bytes=0-3' } })
+    expect(head.status).toBe(206)
+    expect(head.headers['content-length']).toBe('4')
+    expect(head.text).toBe('')
+  })
+
+  it('answers 416 JSON with Content-Range for a range past the end', async () => {
+    const reply = await server.send('GET', CSS, { headers: { range: 'bytes=20-' } })
+    expect(reply.status).toBe(416)
+    expect(reply.headers['content-range']).toBe('bytes */20')
+    expect(JSON.parse(reply.text)).toMatchObject({ code: 416 })
+  })
+
+  it('sends the whole file for a malformed range, another unit or several ranges', async () => {
+    for (const range of ['bytes=x-y', 'items=0-3', 'bytes=0-1,5-6']) {
+      const reply = await server.send('GET', CSS, { headers: { range } })
+      expect(reply.status, range).toBe(200)
+      expect(reply.text, range).toBe('body { color: red }\n')
+    }
+  })
+
+  it('honours If-Range: a range while the file is unchanged, the whole file once it changed', async () => {
+    const { etag, lastModified } = await validators()
+    const same = await server.send('GET', CSS, {
+      headers: { range: 'bytes=0-3', 'if-range': etag },
+    })
+    expect(same.status).toBe(206)
+    const byDate = await server.send('GET', CSS, {
+      headers: { range: 'bytes=0-3', 'if-range': lastModified },
+    })
+    expect(byDate.status).toBe(206)
+    const stale = await server.send('GET', CSS, {
+      headers: { range: 'bytes=0-3', 'if-range': 'W/"0-0"' },
+    })
+    expect(stale.status).toBe(200)
+    expect(stale.text).toBe('body { color: red }\n')
+  })
+
+  it('answers 412 for a failed If-Match or If-Unmodified-Since, and serves If-Match: *', async () => {
+    expect((await server.send('GET', CSS, { headers: { 'if-match': '"nope"' } })).status).toBe(412)
+    const past = new Date(Date.now() - 86_400_000).toUTCString()
+    const unmodified = await server.send('GET', CSS, { headers: { 'if-unmodified-since': past } })
+    expect(unmodified.status).toBe(412)
+    expect((await server.send('GET', CSS, { headers: { 'if-match': '*' } })).status).toBe(200)
+    const { etag } = await validators()
+    expect((await server.send('GET', CSS, { headers: { 'if-match': etag } })).status).toBe(200)
   })
 })

@@ -1,0 +1,85 @@
+/**
+ * What a GET or HEAD of a file should get, given its validators: the whole file, one byte range
+ * (RFC 9110 §14), "not modified" or "precondition failed" (§13). The checks are those of
+ * Express's `send` (the `fresh` and `range-parser` packages, loaded on first use), so fw answers
+ * caches and download managers the way they expect.
+ */
+import type { FwRequest } from './request/request.js'
+
+export type FilePlan =
+  | { status: 200 }
+  | { status: 206; start: number; end: number }
+  | { status: 304 }
+  | { status: 412 }
+  | { status: 416 }
+
+export interface FileValidators {
+  etag: string
+  /** Last-Modified as sent (HTTP date, whole seconds). */
+  lastModified: string
+  size: number
+}
+
+const WHOLE: FilePlan = { status: 200 }
+
+const loadFresh = async () => (await import('fresh')).default
+const loadRangeParser = async () => (await import('range-parser')).default
+let freshModule: ReturnType<typeof loadFresh> | undefined
+let rangeModule: ReturnType<typeof loadRangeParser> | undefined
+
+/**
+ * The answer `request` gets for a file with `validators`.
+ * @example
+ * const plan = await planFile(request, { etag, lastModified, size })
+ * if (plan.status === 206) stream(plan.start, plan.end)
+ */
+export async function planFile(request: FwRequest, validators: FileValidators): Promise<FilePlan> {
+  const method = request.getMethod()
+  if (method !== 'GET' && method !== 'HEAD') return WHOLE
+  if (preconditionFails(request, validators)) return { status: 412 }
+  const fresh = await (freshModule ??= loadFresh())
+  const conditional = {
+    'if-none-match': request.getHeaderLine('if-none-match') || undefined,
+    'if-modified-since': request.getHeaderLine('if-modified-since') || undefined,
+    'cache-control': request.getHeaderLine('cache-control') || undefined,
+  }
+  const current = { etag: validators.etag, 'last-modified': validators.lastModified }
+  if (fresh(conditional, current)) return { status: 304 }
+  return planRange(request, validators)
+}
+
+async function planRange(request: FwRequest, validators: FileValidators): Promise<FilePlan> {
+  const header = request.getHeaderLine('range')
+  if (header === '' || !ifRangeHolds(request.getHeaderLine('if-range'), validators)) return WHOLE
+  const parse = await (rangeModule ??= loadRangeParser())
+  const ranges = parse(validators.size, header, { combine: true })
+  if (ranges === -1) return { status: 416 }
+  // Malformed, another unit, or several ranges (a multipart/byteranges body): the whole file,
+  // which RFC 9110 §14.2 allows and `send` does too.
+  if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return WHOLE
+  return { status: 206, start: ranges[0]!.start, end: ranges[0]!.end }
+}
+
+// If-Match (any of its tags, weakly compared as `send` does: ours are weak) and, without it,
+// If-Unmodified-Since. A date that does not parse is ignored (RFC 9110 §13.1.4).
+function preconditionFails(request: FwRequest, validators: FileValidators): boolean {
+  const match = request.getHeaderLine('if-match')
+  if (match !== '') {
+    if (match.trim() === '*') return false
+    return !match.split(',').some((tag) => sameTag(tag.trim(), validators.etag))
+  }
+  const unmodifiedSince = Date.parse(request.getHeaderLine('if-unmodified-since'))
+  return !Number.isNaN(unmodifiedSince) && Date.parse(validators.lastModified) > unmodifiedSince
+}
+
+// If-Range: a range only while the file is the one the client has part of.
+function ifRangeHolds(ifRange: string, validators: FileValidators): boolean {
+  if (ifRange === '') return true
+  if (ifRange.includes('"')) return sameTag(ifRange.trim(), validators.etag)
+  const date = Date.parse(ifRange)
+  return !Number.isNaN(date) && Date.parse(validators.lastModified) <= date
+}
+
+function sameTag(a: string, b: string): boolean {
+  return a.replace(/^W\//, '') === b.replace(/^W\//, '')
+}
