@@ -5,7 +5,8 @@
 export { Kernel, currentRequest } from './kernel.js'
 export type { KernelOptions, ServiceProvider, Env } from './kernel.js'
 export { Container } from './container.js'
-export { answerClientError, createListener, type ListenerOptions } from './node-adapter.js'
+export { attachKernel, createListener, type ListenerOptions } from './node-adapter.js'
+export { answerClientError } from './wire-errors.js'
 export { FwResponse, json, create, noContent, redirect, stream, view } from './response.js'
 export {
   HttpError,

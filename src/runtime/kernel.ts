@@ -109,7 +109,7 @@ export function currentRequest(): FwRequest | undefined {
 /**
  * @example
  * const kernel = await Kernel.boot({ routeCache: '.fw/cache', register: routes })
- * http.createServer(kernel.listener()).listen(3000)
+ * attachKernel(http.createServer(), () => kernel).listen(3000)
  */
 export class Kernel implements KernelServices {
   readonly log: Logger

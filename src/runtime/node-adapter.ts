@@ -2,15 +2,24 @@
  * Connects the kernel to node:http: builds the request, lets the kernel answer, writes the
  * response (strings and bytes with Content-Length, streams piped), and removes uploaded temp
  * files once the response is done. The kernel is looked up per request, so a watcher can swap it
- * without dropping in-flight requests.
+ * without dropping in-flight requests. What Node's parser refuses, answers itself or passes on
+ * although fw cannot serve it is answered here too, as JSON errors, in request order.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Duplex, Readable } from 'node:stream'
 import type { Kernel } from './kernel.js'
 import { FwRequest } from './request/request.js'
 import { ERROR_HEADERS } from './error-boundary.js'
 import { SAFE_ID } from './middleware/request-id.js'
 import { FwResponse } from './response.js'
+import {
+  answerClientError,
+  answerConnect,
+  BAD_REQUEST,
+  EXPECTATION_FAILED,
+  refusalOf,
+  refuse,
+} from './wire-errors.js'
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void
 
@@ -25,6 +34,10 @@ export interface ListenerOptions {
 }
 
 /**
+ * The 'request' listener: answers each request through the kernel current at its arrival. Before
+ * routing it refuses, and closes the connection after, a header list Node cut short (431), an
+ * HTTP/1.1 request without Host (400) and a transfer coding other than chunked (501).
+ * `attachKernel` wires it with the other listeners.
  * @example
  * const server = http.createServer(createListener(() => kernel))
  * server.on('checkContinue', createListener(() => kernel, { expectContinue: true }))
@@ -52,6 +65,8 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
     answerFailure(error, res, undefined, current(), 'The kernel failed to answer')
   }
   return (req, res) => {
+    const refusal = refusalOf(req)
+    if (refusal !== null) return refuse(res, refusal)
     const kernel = current()
     let request: FwRequest
     try {
@@ -59,12 +74,7 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
       request = FwRequest.fromNode(req, kernel.requestOptions, beforeBody)
     } catch (error) {
       kernel.log.warn({ err: error }, 'Unparseable request')
-      res.writeHead(400, {
-        'content-type': 'application/json; charset=utf-8',
-        'cache-control': 'no-store',
-      })
-      res.end('{"error":"Bad Request","code":400}')
-      return
+      return refuse(res, BAD_REQUEST)
     }
     // The response is written from the kernel's own reaction to the pipeline (or at once, when
     // every step answered synchronously): no second promise just to write it.
@@ -132,32 +142,26 @@ function answerFailure(
   }
 }
 
-// Node's own answers to requests it cannot parse, as JSON like every other error of fw.
-const CLIENT_ERRORS: Record<string, readonly [number, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Content Too Large'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
-}
-
 /**
- * For the server's 'clientError' event (a request Node's parser refused: malformed, headers over
- * the size limit, too slow): the status Node itself would send, with a JSON body like fw's other
- * errors, then the connection closes. Nothing is written when a response on that connection has
- * already started, which the client would read as its end.
+ * Wires a node:http (or node:https) server to the kernel: requests, and "Expect: 100-continue"
+ * ones (the 100 only once the body is read), through `createListener`; requests Node refuses or
+ * would answer itself, each with a JSON error like fw's others, then the connection closes:
+ * unparseable ones (`answerClientError`), an HTTP/1.1 request without Host (400; Node's own check
+ * is turned off for it), any other expectation (417) and CONNECT (501). `fw serve` uses it.
  * @example
- * server.on('clientError', answerClientError)
+ * const server = attachKernel(http.createServer(), () => kernel)
+ * server.listen(3000)
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
-  if (socket.writable && inFlight?.headersSent !== true) {
-    const [status, reason] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad Request']
-    const body = `{"error":"${reason}","code":${status}}`
-    socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${body.length}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
-    )
-  }
-  socket.destroy()
+export function attachKernel<S extends Server>(server: S, current: () => Kernel): S {
+  Object.assign(server, { requireHostHeader: false })
+  server.on('request', createListener(current))
+  server.on('checkContinue', createListener(current, { expectContinue: true }))
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
+    refuse(res, refusalOf(req) ?? EXPECTATION_FAILED),
+  )
+  server.on('clientError', answerClientError)
+  server.on('connect', answerConnect)
+  return server
 }
 
 // Node reads whatever is left of a request body after the response, to reuse the connection

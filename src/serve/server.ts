@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http'
 import { FwError } from '../shared/errors.js'
 import type { Kernel } from '../runtime/kernel.js'
-import { answerClientError, createListener } from '../runtime/node-adapter.js'
+import { attachKernel } from '../runtime/node-adapter.js'
 
 export interface RunningServer {
   server: Server
@@ -22,13 +22,8 @@ export async function startServer(
   options: { port: number; host: string },
 ): Promise<RunningServer> {
   let current = kernel
-  const server = createServer(createListener(() => current))
-  server.on(
-    'checkContinue',
-    createListener(() => current, { expectContinue: true }),
-  )
-  // Requests Node's parser refuses (headers over its limit, malformed): JSON errors too.
-  server.on('clientError', answerClientError)
+  // Requests, and what Node's parser refuses or would answer itself: JSON errors too, in order.
+  const server = attachKernel(createServer(), () => current)
   // Keep-alive a little longer than common proxies' idle timeouts; bound slow headers/bodies.
   server.keepAliveTimeout = 65_000
   server.headersTimeout = 66_000

@@ -1,0 +1,202 @@
+/**
+ * Requests fw refuses at the wire, before the kernel sees them, each answered with a JSON error
+ * like fw's others and then the connection closed: what Node's parser refuses ('clientError'),
+ * what it accepts although fw cannot serve it (a header list it cut short, an HTTP/1.1 request
+ * without Host, a transfer coding other than chunked), CONNECT, and an unknown expectation.
+ * Answers go out in request order (RFC 9112 §9.3.2). `attachKernel` (node-adapter.ts) wires them.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { ERROR_HEADERS } from './error-boundary.js'
+
+/** A status and the message of its JSON error body. */
+export type Refusal = readonly [status: number, message: string]
+
+export const BAD_REQUEST: Refusal = [400, 'Bad Request']
+const NOT_IMPLEMENTED: Refusal = [501, 'Not Implemented']
+const MISSING_HOST: Refusal = [400, 'An HTTP/1.1 request needs a Host header']
+const TOO_MANY_HEADERS: Refusal = [431, 'Too many header fields']
+const UNKNOWN_CODING: Refusal = [501, 'Transfer-Encoding other than chunked is not implemented']
+export const EXPECTATION_FAILED: Refusal = [417, 'Only the expectation 100-continue is supported']
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+// Node's parser keeps a header list only up to 2 × maxHeadersCount entries of rawHeaders (in
+// batches of 32 fields, so a cut list is at least that long); unset, 2000 entries (1000 fields,
+// though Node documents 2000); 0 is no limit.
+const DEFAULT_HEADER_ENTRIES = 2000
+
+/**
+ * Why a request Node's parser accepted must still be refused before routing, or null: a header
+ * list Node cut short (431: never lose a header or its body), an HTTP/1.1 request without Host
+ * (RFC 9112 §3.2), a transfer coding other than chunked (501, RFC 9112 §6.1: its body cannot be
+ * read). Hot path: one pass over the raw headers, comparing lengths before names.
+ */
+export function refusalOf(req: IncomingMessage): Refusal | null {
+  const raw = req.rawHeaders
+  if (raw.length >= headerEntryLimit(req)) return TOO_MANY_HEADERS
+  let host = false
+  let coding = false
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!
+    if (name.length === 4) host ||= name.toLowerCase() === 'host'
+    else if (name.length === 17 && name.toLowerCase() === 'transfer-encoding')
+      coding ||= !onlyChunked(raw[i + 1]!)
+  }
+  if (!host && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) return MISSING_HOST
+  return coding ? UNKNOWN_CODING : null
+}
+
+function headerEntryLimit(req: IncomingMessage): number {
+  const server = (req.socket as { server?: { maxHeadersCount?: number | null } } | null)?.server
+  const count = server?.maxHeadersCount
+  if (typeof count !== 'number') return DEFAULT_HEADER_ENTRIES
+  return count > 0 ? count * 2 : Infinity
+}
+
+/** Whether a Transfer-Encoding value lists chunked only (Node's parser refuses it twice). */
+function onlyChunked(value: string): boolean {
+  for (const coding of value.split(',')) {
+    const name = coding.trim().toLowerCase()
+    if (name !== '' && name !== 'chunked') return false
+  }
+  return true
+}
+
+/**
+ * Answers a refused request with its JSON error and closes the connection: what follows the
+ * head (a body Node may have cut loose from its headers, or cannot frame) is not read as a request.
+ */
+export function refuse(res: ServerResponse, [status, message]: Refusal): void {
+  const body = JSON.stringify({ error: message, code: status })
+  res.writeHead(status, {
+    'content-type': JSON_TYPE,
+    'content-length': String(Buffer.byteLength(body)),
+    ...ERROR_HEADERS,
+    connection: 'close',
+  })
+  res.end(body)
+}
+
+// Node's own answers to requests it cannot parse, as JSON like every other error of fw.
+const CLIENT_ERRORS: Record<string, Refusal> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Content Too Large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
+}
+const URI_TOO_LONG: Refusal = [414, 'URI Too Long']
+
+/** What 'clientError' receives: Node adds the bytes of the failing read and where it stopped. */
+type ParserError = NodeJS.ErrnoException & { rawPacket?: unknown; bytesParsed?: number }
+
+/** A socket of node:http: the response being written on it, if any. */
+type HttpSocket = Duplex & { _httpMessage?: ServerResponse | null }
+
+// Node calls 'clientError' again for every later read on a connection whose parser failed.
+const failedSockets = new WeakSet<Duplex>()
+
+/**
+ * For the server's 'clientError' event (a request Node's parser refused: malformed, headers over
+ * the size limit, too slow): the status Node itself would send, or the one RFC 9110/9112 names
+ * (414 for a request-target over the limit, 501 for an unknown method), with a JSON body like
+ * fw's other errors, after the responses to the requests before it (RFC 9112 §9.3.2: in order);
+ * then the connection closes. A response already started for the failing request itself (its
+ * body was malformed) can only be cut off.
+ * @example
+ * server.on('clientError', answerClientError)
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (failedSockets.has(socket)) return
+  failedSockets.add(socket)
+  answerInTurn(socket, clientErrorAnswer(error))
+}
+
+/**
+ * For the server's 'connect' event: fw is no proxy, so CONNECT is a method it does not implement
+ * (501, RFC 9110 §9.1), answered in turn like a parse failure.
+ */
+export function answerConnect(_req: IncomingMessage, socket: Duplex): void {
+  // Node has taken its own listeners off the socket: a reset must not crash the process.
+  socket.on('error', () => socket.destroy())
+  answerInTurn(socket, NOT_IMPLEMENTED)
+}
+
+/**
+ * Writes `answer` on `socket` once no response is in flight there, then closes it. A response in
+ * flight whose request has not ended is the failing request's own: it gets `answer` unless it
+ * has started. When the connection closes first, there is nothing to answer.
+ */
+function answerInTurn(socket: HttpSocket, answer: Refusal): void {
+  const inFlight = socket._httpMessage
+  if (inFlight == null || !inFlight.req.complete) {
+    if (socket.writable && inFlight?.headersSent !== true) socket.write(rawAnswer(answer))
+    socket.destroy()
+    return
+  }
+  // Node's own 'finish' listener (added first) has by then handed the socket to the next one.
+  const next = (): void => {
+    inFlight.off('finish', next)
+    socket.off('close', next)
+    if (socket.destroyed) return
+    answerInTurn(socket, answer)
+  }
+  inFlight.once('finish', next)
+  socket.once('close', next)
+}
+
+function rawAnswer([status, reason]: Refusal): string {
+  const body = `{"error":"${reason}","code":${status}}`
+  return (
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${body.length}\r\n` +
+    `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`
+  )
+}
+
+function clientErrorAnswer(error: ParserError): Refusal {
+  if (error.code === 'HPE_HEADER_OVERFLOW' && inRequestLine(error)) return URI_TOO_LONG
+  if (error.code === 'HPE_INVALID_METHOD' && hasUnknownMethod(lineAt(error))) return NOT_IMPLEMENTED
+  return CLIENT_ERRORS[error.code ?? ''] ?? BAD_REQUEST
+}
+
+// A method (a token), a space and the start of a target.
+const REQUEST_LINE_START = /^[!#$%&'*+.^_`|~\dA-Za-z-]+ [^\s]/
+// RFC 9112 §3: method SP request-target SP HTTP-version.
+const REQUEST_LINE = /^[!#$%&'*+.^_`|~\dA-Za-z-]+ [^\s]+ HTTP\/\d\.\d\r?$/
+
+/**
+ * Whether the line the parser refused for its method is a request line (an unknown or lowercase
+ * method: 501) rather than bytes that are no request at all (400). A line not ended yet in the
+ * failing read is judged by its start.
+ */
+function hasUnknownMethod(line: { text: string; ended: boolean }): boolean {
+  return (line.ended ? REQUEST_LINE : REQUEST_LINE_START).test(line.text)
+}
+
+/** The failing read as text, and where in it the parser stopped. */
+function failingRead(error: ParserError): { text: string; at: number } {
+  const packet = error.rawPacket
+  if (!Buffer.isBuffer(packet)) return { text: '', at: 0 }
+  const text = packet.toString('latin1')
+  return { text, at: Math.min(error.bytesParsed ?? text.length, text.length) }
+}
+
+/** The line of the failing read where the parser stopped, and whether it ends there. */
+function lineAt(error: ParserError): { text: string; ended: boolean } {
+  const { text, at } = failingRead(error)
+  const start = text.lastIndexOf('\n', at - 1) + 1
+  const end = text.indexOf('\n', start)
+  return { text: text.slice(start, end === -1 ? text.length : end), ended: end !== -1 }
+}
+
+/**
+ * Whether the header size limit was hit in the request line (414, RFC 9112 §3) rather than in
+ * the fields (431). Node reports only the failing read: its parsed part has no line end and no
+ * space after the method's (a long header value split over reads has spaces, cookies do), or
+ * it starts with a request line that is most of it.
+ */
+function inRequestLine(error: ParserError): boolean {
+  const { text: read, at } = failingRead(error)
+  const text = read.slice(0, at)
+  const lineEnd = text.indexOf('\n')
+  if (lineEnd === -1) return !/[ \t]/.test(text.slice(text.indexOf(' ') + 1))
+  return REQUEST_LINE_START.test(text) && lineEnd > text.length / 2
+}
