@@ -1,5 +1,6 @@
 /** The revocation list in memory and in real Redis: TTL until the token's exp, test-and-set, bounds. */
 import { randomBytes } from 'node:crypto'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
@@ -81,6 +82,24 @@ describe.runIf(redisUp)('Redis specifics', () => {
     const down = await connectRedisRevocations('redis://127.0.0.1:1')
     await expect(down.isRevoked(jti())).rejects.toThrow()
     await down.close()
+  })
+})
+
+// A Redis that accepts the connection and then never answers held every authenticated request
+// for as long as the connection lived (no command timeout, commands waiting in the offline queue).
+describe('a Redis that stops answering', () => {
+  it('fails a check within about a second instead of holding the request', async () => {
+    const sockets = new Set<Socket>()
+    const silent = createServer((socket) => sockets.add(socket.on('error', () => {})))
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const { port } = silent.address() as AddressInfo
+    const list = await connectRedisRevocations(`redis://127.0.0.1:${port}`)
+    const started = Date.now()
+    await expect(list.isRevoked(jti())).rejects.toThrow(/timed out/i)
+    expect(Date.now() - started).toBeLessThan(3000)
+    await list.close().catch(() => {})
+    for (const socket of sockets) socket.destroy()
+    await new Promise((resolve) => silent.close(resolve))
   })
 })
 
