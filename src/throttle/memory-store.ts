@@ -1,7 +1,8 @@
 /**
  * In-process counters: the default store, and the one the cluster primary serves to workers.
  *
- * Bounded: at most `maxKeys` counters, least recently used evicted first; expired counters are
+ * Bounded: at most `maxKeys` counters, least recently used evicted first, except that a counter
+ * refusing its client right now is passed over (see LIMITED_SPARED); expired counters are
  * swept lazily (a couple per check, from the least recently used end), so no timer runs and
  * nothing keeps the process alive. Memory is about maxKeys × (100 B + 8 B per live admission).
  * Atomic per key: a check reads and writes its log synchronously, with no await in between, and
@@ -31,12 +32,22 @@ interface Counter {
   key: string
   log: SlidingWindowLog
   windowMs: number
+  /** The rule's max at the last check: with `log`, whether the client is being refused. */
+  max: number
   newer: Counter | null
   older: Counter | null
 }
 
 /** Counters looked at per check by the lazy sweep; 2 keeps the sweep ahead of key creation. */
 const SWEEP_PER_CHECK = 2
+
+/**
+ * How many refusing counters one eviction passes over (moving each to the recent end) before it
+ * takes the least recently used anyway. Without it, new keys evict in plain LRU order, and one
+ * IPv6 /48 (65,536 /64 buckets) could flush an exhausted client's counter, login throttle
+ * included, to get a fresh budget; now it must exhaust every counter it wants gone first.
+ */
+const LIMITED_SPARED = 8
 
 /**
  * @example
@@ -69,6 +80,7 @@ export class MemoryStore implements ThrottleStore {
         key,
         log: new SlidingWindowLog(),
         windowMs: rule.windowMs,
+        max: rule.max,
         newer: null,
         older: null,
       }
@@ -78,6 +90,7 @@ export class MemoryStore implements ThrottleStore {
       this.#unlink(counter)
       this.#pushNewest(counter)
     }
+    counter.max = rule.max
     const decision = counter.log.take(now, rule)
     this.#sweep(now)
     return decision
@@ -104,10 +117,25 @@ export class MemoryStore implements ThrottleStore {
   #sweep(now: number): void {
     let budget = SWEEP_PER_CHECK
     for (let oldest = this.#oldest; oldest !== null; oldest = this.#oldest) {
-      const over = this.#counters.size > this.#maxKeys
-      if (!over && (budget-- <= 0 || oldest.log.expiresAt(oldest.windowMs) > now)) return
+      if (this.#counters.size > this.#maxKeys) {
+        this.#evict(now)
+        continue
+      }
+      if (budget-- <= 0 || oldest.log.expiresAt(oldest.windowMs) > now) return
       this.#remove(oldest)
     }
+  }
+
+  /** Evicts the least recently used counter that is not refusing its client (see LIMITED_SPARED). */
+  #evict(now: number): void {
+    let candidate = this.#oldest!
+    for (let spared = 0; spared < LIMITED_SPARED && candidate !== this.#newest; spared++) {
+      if (candidate.log.count(now, candidate.windowMs) < candidate.max) break
+      this.#unlink(candidate)
+      this.#pushNewest(candidate)
+      candidate = this.#oldest!
+    }
+    this.#remove(candidate)
   }
 
   #remove(counter: Counter): void {

@@ -51,6 +51,27 @@ describe('MemoryStore', () => {
     expect(store.hit('a', FIVE_PER_MINUTE).remaining).toBe(2)
   })
 
+  // Plain LRU let a flood of new keys (one IPv6 /48 is 65,536 buckets) evict an exhausted
+  // client's counter, which then started over with a full budget.
+  it('keeps a counter that is refusing its client through a flood of new keys', () => {
+    const store = new MemoryStore({ maxKeys: 100, clock: fakeClock().now })
+    for (let i = 0; i < 5; i++) store.hit('ip:attacker', FIVE_PER_MINUTE)
+    expect(store.hit('ip:attacker', FIVE_PER_MINUTE).allowed).toBe(false)
+    for (let i = 0; i < 50_000; i++) store.hit(`ip:flood-${i}`, FIVE_PER_MINUTE)
+    expect(store.size).toBe(100)
+    expect(store.hit('ip:attacker', FIVE_PER_MINUTE).allowed).toBe(false)
+  })
+
+  it('still evicts in LRU order once every candidate is refusing (the bound holds)', () => {
+    const store = new MemoryStore({ maxKeys: 20, clock: fakeClock().now })
+    const one = { max: 1, windowMs: 60_000 }
+    for (let i = 0; i < 1000; i++) {
+      store.hit(`ip:${i}`, one)
+      store.hit(`ip:${i}`, one) // each key refuses from its second hit
+    }
+    expect(store.size).toBe(20)
+  })
+
   it('never holds more than maxKeys counters under a flood of new keys', () => {
     const store = new MemoryStore({ maxKeys: 1000, clock: fakeClock().now })
     for (let i = 0; i < 20_000; i++) store.hit(`ip:${i}`, FIVE_PER_MINUTE)
