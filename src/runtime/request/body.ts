@@ -59,7 +59,11 @@ export class BodySlot {
 
   /** A layer over `base` replacing some of its parts; loading it loads the base. */
   static overlay(base: BodySlot, patch: (base: BodyData) => Partial<BodyData>): BodySlot {
-    const apply = (data: BodyData): BodyData => ({ ...data, ...patch(data) })
+    const apply = (data: BodyData): BodyData => {
+      const parts = patch(data)
+      // A layer that replaces the value must not hand over the base's (see BodyData.own).
+      return 'value' in parts ? { ...data, own: undefined, ...parts } : { ...data, ...parts }
+    }
     const slot = new BodySlot(base.isLoaded() ? apply(base.data) : null, (accept) =>
       base.load().then(() => accept(apply(base.data))),
     )

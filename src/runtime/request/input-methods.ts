@@ -32,7 +32,7 @@ export abstract class InputMethods {
   /** PSR-7's parsed body (a copy): the JSON value or the form fields; null without a body. */
   getParsedBody(): unknown {
     const body = this.bodyData()
-    return body.kind === 'none' || body.kind === 'other' ? null : copyDeep(body.value())
+    return body.kind === 'none' || body.kind === 'other' ? null : ownValue(body)
   }
 
   /**
@@ -43,15 +43,15 @@ export abstract class InputMethods {
   input(): Params
   input(key: string, fallback?: unknown): unknown
   input(key?: string, fallback: unknown = null): unknown {
-    const fields = fieldsOf(this.bodyData())
-    return key === undefined ? copyDeep(fields) : copyAt(fields, key, fallback)
+    const body = this.bodyData()
+    return key === undefined ? ownFields(body) : copyAt(fieldsOf(body), key, fallback)
   }
 
   /** The JSON body (null when the body is not JSON), or a dotted key in it; a copy, as input(). */
   json(key?: string, fallback: unknown = null): unknown {
     const body = this.bodyData()
-    const value = body.kind === 'json' ? body.value() : null
-    return key === undefined ? copyDeep(value) : copyAt(value, key, fallback)
+    if (key === undefined) return body.kind === 'json' ? ownValue(body) : null
+    return copyAt(body.kind === 'json' ? body.value() : null, key, fallback)
   }
 
   /** Form fields (urlencoded or multipart) of a POST request; `{}` otherwise. */
@@ -132,6 +132,16 @@ export function mixInputMethods(target: { readonly prototype: object }): void {
  */
 function fieldsOf(body: BodyData): Params {
   return asParams(body.value())
+}
+
+/** The parsed body for the caller to keep: handed over once, else a copy (see BodyData.own). */
+function ownValue(body: BodyData): unknown {
+  return body.own ? body.own() : copyDeep(body.value())
+}
+
+/** input()'s fields for the caller to keep: the body's own when it is an object. */
+function ownFields(body: BodyData): Params {
+  return isRecord(body.value()) ? (ownValue(body) as Params) : emptyParams()
 }
 
 function copyList(files: UploadedFile | UploadedFile[]): UploadedFile | UploadedFile[] {
