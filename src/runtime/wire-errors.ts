@@ -16,7 +16,7 @@ export const BAD_REQUEST: Refusal = [400, 'Bad Request']
 const NOT_IMPLEMENTED: Refusal = [501, 'Not Implemented']
 const MISSING_HOST: Refusal = [400, 'An HTTP/1.1 request needs a Host header']
 const TOO_MANY_HEADERS: Refusal = [431, 'Too many header fields']
-const UNKNOWN_CODING: Refusal = [501, 'Transfer-Encoding other than chunked is not implemented']
+const UNKNOWN_CODING: Refusal = [501, 'Transfer-Encoding other than chunked is not supported']
 export const EXPECTATION_FAILED: Refusal = [417, 'Only the expectation 100-continue is supported']
 const JSON_TYPE = 'application/json; charset=utf-8'
 
