@@ -1,7 +1,9 @@
 /**
  * The cache folder's build lock: builds that publish into one folder at once take turns. The lock
- * is a file created with O_EXCL that holds its builder's pid and host; the holder touches it while
- * it works, and a waiting build takes over one left untouched too long or whose process is gone.
+ * is a file created with O_EXCL that holds its builder's pid, host and a random token; the holder
+ * touches it while it works, and a waiting build takes over one left untouched too long or whose
+ * process is gone. The token, not the inode, tells one lock from the next: a file system hands a
+ * deleted file's inode to the next file created (ext4 does, every time).
  * Build time only (write-cache.ts).
  */
 import { randomBytes } from 'node:crypto'
@@ -14,8 +16,9 @@ import { FwError } from '../shared/errors.js'
 export const LOCK_FILE = '.build.lock'
 // Publishing 10k routes takes well under a second; a build waits this long for another one before
 // giving up. The holder touches the lock every LOCK_HEARTBEAT_MS, so a lock untouched for
-// LOCK_STALE_MS is left by a build that died or hangs (or runs on another host, where its pid
-// means nothing) and is taken over; so is one whose pid is gone on this host.
+// LOCK_STALE_MS is left by a build that died, or whose event loop is stuck (one that awaits
+// forever still touches it: waiting builds then give up with FW_CACHE_BUSY), and is taken over;
+// so is one whose pid is gone on this host (on another host, only the age tells).
 const LOCK_WAIT_MS = 60_000
 const LOCK_STALE_MS = 20_000
 const LOCK_HEARTBEAT_MS = 2_000
@@ -24,7 +27,7 @@ const LOCK_POLL_MS = 25
 export const LOCK_NAME = /^\.build\.lock(\.stale-[0-9a-f]{12})?$/
 
 interface LockHolder {
-  ino: number
+  token: string | undefined
   mtimeMs: number
   pid: number | undefined
   host: string | undefined
@@ -67,10 +70,10 @@ async function tryLock(root: string, file: string): Promise<(() => Promise<void>
     else if (code !== 'EEXIST') throw error
     return null
   }
-  let ino: number
+  const token = randomBytes(8).toString('hex')
   try {
-    await handle.writeFile(JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() }))
-    ino = (await handle.stat()).ino
+    const holder = { pid: process.pid, host: hostname(), at: Date.now(), token }
+    await handle.writeFile(JSON.stringify(holder))
   } finally {
     await handle.close()
   }
@@ -82,14 +85,14 @@ async function tryLock(root: string, file: string): Promise<(() => Promise<void>
   return async () => {
     clearInterval(heartbeat)
     // Only our own lock: after a takeover (we hung past LOCK_STALE_MS) it is another build's.
-    if ((await stat(file).catch(() => null))?.ino === ino) await rm(file, { force: true })
+    if ((await readLock(file).catch(() => null))?.token === token) await rm(file, { force: true })
   }
 }
 
 /** Who holds the lock, or null when it was released meanwhile. */
 async function readLock(file: string): Promise<LockHolder | null> {
   let text: string
-  let info: { ino: number; mtimeMs: number }
+  let info: { mtimeMs: number }
   try {
     info = await stat(file)
     text = await readFile(file, 'utf8')
@@ -98,12 +101,12 @@ async function readLock(file: string): Promise<LockHolder | null> {
     throw error
   }
   // Empty or partial while its holder is writing it: then only its age tells.
-  let data: { pid?: unknown; host?: unknown } = {}
+  let data: { pid?: unknown; host?: unknown; token?: unknown } = {}
   try {
     data = JSON.parse(text) as typeof data
   } catch {}
   return {
-    ino: info.ino,
+    token: typeof data.token === 'string' ? data.token : undefined,
     mtimeMs: info.mtimeMs,
     pid: typeof data.pid === 'number' ? data.pid : undefined,
     host: typeof data.host === 'string' ? data.host : undefined,
@@ -125,11 +128,13 @@ function isAlive(pid: number): boolean {
 }
 
 /**
- * Removes a stale lock so that the waiting builds compete for a new one. Moved aside first: when
- * another waiter took it over in between, the file moved is that build's fresh lock (another inode)
- * and is put back (link fails rather than replace a lock taken meanwhile).
+ * Removes a stale lock so that the waiting builds compete for a new one. The holder is read again
+ * just before, and the file moved aside is checked after: when another waiter took the stale lock
+ * over in between and a build made a fresh one, that lock (another token) is put back (link fails
+ * rather than replace a lock taken meanwhile).
  */
 async function takeOver(file: string, stale: LockHolder): Promise<void> {
+  if ((await readLock(file))?.token !== stale.token) return
   const aside = `${file}.stale-${randomBytes(6).toString('hex')}`
   try {
     await rename(file, aside)
@@ -137,6 +142,6 @@ async function takeOver(file: string, stale: LockHolder): Promise<void> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
     throw error
   }
-  if ((await stat(aside)).ino !== stale.ino) await link(aside, file).catch(() => {})
+  if ((await readLock(aside))?.token !== stale.token) await link(aside, file).catch(() => {})
   await rm(aside, { force: true })
 }

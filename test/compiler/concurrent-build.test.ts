@@ -17,6 +17,7 @@ import {
   runFw,
   runScript,
 } from '../support/project.js'
+import { acquireLock } from '../../src/compiler/cache-lock.js'
 
 const routes = (...paths: string[]): string =>
   `export default (r) => {\n${paths.map((p) => `  r.get('${p}', () => 'ok', '${p}')`).join('\n')}\n}\n`
@@ -120,4 +121,17 @@ describe('the cache build lock', () => {
     expect(published(cache).manifest).not.toBe(before)
     expect(await matchInCache(cache, '/a2')).toBe('/a2')
   }, 30_000)
+
+  // The holder used to be known by the lock file's inode, which ext4 hands to the next file
+  // created: a build whose stale lock had been taken over deleted the new holder's lock.
+  it("is released only by its holder, even when the next lock reuses the old one's inode", async () => {
+    const root = makeProject({})
+    const release = await acquireLock(root)
+    const lock = join(root, '.build.lock')
+    rmSync(lock)
+    const next = JSON.stringify({ pid: process.pid, host: hostname(), token: 'another-build' })
+    writeFileSync(lock, next)
+    await release()
+    expect(readFileSync(lock, 'utf8')).toBe(next)
+  })
 })
