@@ -9,7 +9,6 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Duplex, Readable } from 'node:stream'
 import type { Kernel } from './kernel.js'
 import { FwRequest } from './request/request.js'
-import { ERROR_HEADERS } from './error-boundary.js'
 import { SAFE_ID } from './middleware/request-id.js'
 import { FwResponse } from './response.js'
 import {
@@ -17,6 +16,7 @@ import {
   answerConnect,
   BAD_REQUEST,
   EXPECTATION_FAILED,
+  jsonErrorHeaders,
   refusalOf,
   refuse,
 } from './wire-errors.js'
@@ -54,7 +54,9 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
         res.shouldKeepAlive = false
       send(res, response, request, current())
     } catch (error) {
-      // Node refused the response (a header value with a line break, an invalid status).
+      // Node refused the response (a header value with a line break, an invalid status). A
+      // stream body will not be read now: close it (a file's descriptor would wait for the GC).
+      discardBody(response)
       const id = response instanceof FwResponse ? response.header('x-request-id') : undefined
       answerFailure(error, res, id, current(), 'Node refused to write the response')
     }
@@ -100,6 +102,12 @@ function removeUploadsAfter(request: FwRequest, res: ServerResponse, kernel: Ker
   else res.once('close', cleanup)
 }
 
+function discardBody(response: FwResponse): void {
+  const body = response?.body as { destroy?: unknown } | null | undefined
+  if (typeof body === 'object' && body !== null && typeof body.destroy === 'function')
+    (body as Readable).destroy()
+}
+
 const FAILURE_REASON = 'Internal Server Error'
 
 /**
@@ -124,11 +132,7 @@ function answerFailure(
       return
     }
     const body = JSON.stringify({ error: FAILURE_REASON, code: 500, request_id: requestId })
-    const headers: Record<string, string> = {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': String(Buffer.byteLength(body)),
-      ...ERROR_HEADERS,
-    }
+    const headers = jsonErrorHeaders(body)
     if (requestId !== undefined) headers['x-request-id'] = requestId
     for (const name of res.getHeaderNames()) res.removeHeader(name)
     const state = res as ServerResponse & { _hasBody: boolean }

@@ -135,7 +135,7 @@ export class UrlSigner {
     // The HMAC covers the route's path, as the request will carry it: a base path of APP_URL
     // (`https://x.com/app/`, behind a proxy that strips /app) is only in the absolute output.
     const relative = this.#urlFor(name, params, withExpiry, false)
-    const full = this.#urlFor(name, params, withExpiry, true)
+    const full = absolute || mode === 'absolute' ? this.#urlFor(name, params, withExpiry, true) : ''
     const queryAt = relative.indexOf('?')
     const path = queryAt === -1 ? relative : relative.slice(0, queryAt)
     const search = queryAt === -1 ? '' : relative.slice(queryAt)

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { ERROR_HEADERS } from './error-boundary.js'
+import { isName } from './request/headers.js'
 
 /** A status and the message of its JSON error body. */
 export type Refusal = readonly [status: number, message: string]
@@ -38,9 +39,8 @@ export function refusalOf(req: IncomingMessage): Refusal | null {
   let coding = false
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!
-    if (name.length === 4) host ||= name.toLowerCase() === 'host'
-    else if (name.length === 17 && name.toLowerCase() === 'transfer-encoding')
-      coding ||= !onlyChunked(raw[i + 1]!)
+    if (name.length === 4) host ||= isName(name, 'host')
+    else if (isName(name, 'transfer-encoding')) coding ||= !onlyChunked(raw[i + 1]!)
   }
   if (!host && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) return MISSING_HOST
   return coding ? UNKNOWN_CODING : null
@@ -68,13 +68,22 @@ function onlyChunked(value: string): boolean {
  */
 export function refuse(res: ServerResponse, [status, message]: Refusal): void {
   const body = JSON.stringify({ error: message, code: status })
-  res.writeHead(status, {
+  res.writeHead(status, { ...jsonErrorHeaders(body), connection: 'close' })
+  res.end(body)
+}
+
+/**
+ * The headers of a JSON error body written outside the error boundary: its type and length, and
+ * the boundary's own (no-store, nosniff).
+ * @example
+ * res.writeHead(500, jsonErrorHeaders(body)).end(body)
+ */
+export function jsonErrorHeaders(body: string): Record<string, string> {
+  return {
     'content-type': JSON_TYPE,
     'content-length': String(Buffer.byteLength(body)),
     ...ERROR_HEADERS,
-    connection: 'close',
-  })
-  res.end(body)
+  }
 }
 
 // Node's own answers to requests it cannot parse, as JSON like every other error of fw.

@@ -41,7 +41,7 @@ export function headersFromRaw(raw: readonly string[]): HeaderBag {
  * when the lengths agree but the strings differ: such names mostly differ from the key in their
  * first character, and lowercasing a name (a builtin call, maybe a new string) cost more.
  */
-function isName(name: string, key: string): boolean {
+export function isName(name: string, key: string): boolean {
   const length = key.length
   if (name.length !== length) return false
   if (name === key) return true

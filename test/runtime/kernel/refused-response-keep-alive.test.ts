@@ -7,11 +7,13 @@
  */
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { create, json, noContent } from '../../../src/runtime/response.js'
+import { Readable } from 'node:stream'
+import { create, FwResponse, json, noContent } from '../../../src/runtime/response.js'
 import type { FwRequest } from '../../../src/runtime/request/request.js'
 import { bootKernel, captureLogger, cleanupTempDirs, serve, type Served } from './support.js'
 
 let served: Served
+let streamed: Readable | undefined
 const log = captureLogger()
 
 beforeAll(async () => {
@@ -25,6 +27,10 @@ beforeAll(async () => {
       r.get('/empty', () => noContent({ 'x-a': 'a\r\nb' }))
       r.get('/status', () => create('x', 1000))
       r.get('/ok', () => 'ok')
+      r.get('/stream', () => {
+        streamed = new Readable({ read() {} })
+        return new FwResponse(200, { 'x-a': 'a\r\nb' }, streamed)
+      })
     },
     { log },
   )
@@ -150,5 +156,12 @@ describe('a response Node refuses to write', () => {
     expect(second?.statusLine).toBe('HTTP/1.1 200 OK')
     expect(second?.body).toBe('ok')
     expect(extra).toBeUndefined()
+  })
+
+  // The stream (a file's descriptor, say) was never read and never closed.
+  it('closes a stream body it will not send', async () => {
+    const reply = await served.send('GET', '/stream')
+    expect(reply.status).toBe(500)
+    expect(streamed?.destroyed).toBe(true)
   })
 })
