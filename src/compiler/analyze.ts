@@ -3,17 +3,11 @@
  * expanded into variants, precedence keys computed, and every rule of the route table enforced
  * (duplicates, shadowed routes, catch-all order, names, middleware aliases, handlers).
  */
-import { domainToASCII } from 'node:url'
 import { FwError, type ErrorCode, type SourceLocation } from '../shared/errors.js'
 import { checkAlias } from '../shared/middleware-aliases.js'
-import {
-  checkUniqueNames,
-  parseHost,
-  parsePath,
-  type ParamSegment,
-  type Segment,
-} from '../shared/pattern.js'
+import { checkUniqueNames, parsePath, type ParamSegment, type Segment } from '../shared/pattern.js'
 import type { RouteRecord } from '../shared/route-record.js'
+import { asciiHost } from './host-labels.js'
 import { compareKeys, segmentKey, type SegmentKey } from './precedence.js'
 
 export interface AnalyzedRoute {
@@ -104,28 +98,6 @@ function analyzeRoute(
     absent,
   }))
   return route
-}
-
-/**
- * A domain pattern's segments with its literal labels as clients send them in the Host header:
- * an internationalised label in its ASCII (punycode) form, `café` → `xn--caf-dma`, so that it
- * matches, and so that urlFor builds the host a URL may hold.
- */
-function asciiHost(pattern: string): Segment[] {
-  return parseHost(pattern).map((segment) => {
-    if (segment.kind !== 'static' || !/[^\x00-\x7f]/.test(segment.value)) return segment
-    const value = domainToASCII(segment.value)
-    if (value === '') {
-      throw new FwError(
-        'FW_PATTERN_INVALID',
-        `Pattern "${pattern}": "${segment.value}" is not a valid internationalised domain label`,
-        {
-          hint: 'Write the domain as a browser would accept it, e.g. café.example or xn--caf-dma.example.',
-        },
-      )
-    }
-    return { kind: 'static' as const, value }
-  })
 }
 
 function expandOptionals(segments: Segment[]): { segments: Segment[]; absent: string[] }[] {

@@ -18,6 +18,7 @@ import {
   ENTRY_FILE,
   ENTRY_TYPES_FILE,
   GENERATED_MARK,
+  GENERATION_PREFIX,
   ROUTES_ENTRY_FILE,
   MANIFEST_FILE,
   type Manifest,
@@ -129,7 +130,7 @@ async function stageEntries(root: string, build: BuildOutput): Promise<StagedEnt
 /** The generation router.mjs re-exports, or null when there is none. */
 async function entryGeneration(root: string): Promise<string | null> {
   const text = await readFile(join(root, ENTRY_FILE), 'utf8').catch(() => '')
-  return /\.\/(generation-\d+-[0-9a-f]{8})\/index\.mjs/.exec(text)?.[1] ?? null
+  return ENTRY_GENERATION.exec(text)?.[1] ?? null
 }
 
 /**
@@ -227,7 +228,11 @@ async function assertOnlyOurs(root: string): Promise<void> {
 // What build names: generation-<ms>-<8 hex> (build.ts), .tmp-<12 hex> while a generation is
 // written, <entry>.tmp-<12 hex> while an entry file is (stageEntries), and the lock files
 // (LOCK_NAME, cache-lock.ts).
-const GENERATION_NAME = /^generation-\d+-[0-9a-f]{8}$/
+// GENERATION_PREFIX holds no regex syntax ('generation-').
+const GENERATION_PATTERN = `${GENERATION_PREFIX}\\d+-[0-9a-f]{8}`
+const GENERATION_NAME = new RegExp(`^${GENERATION_PATTERN}$`)
+// How router.mjs names the generation it re-exports: `./<generation>/index.mjs`.
+const ENTRY_GENERATION = new RegExp(`\\./(${GENERATION_PATTERN})/index\\.mjs`)
 const TMP_NAME = /^\.tmp-[0-9a-f]{12}$/
 const ENTRY_TMP_NAME = /^(router\.mjs|router\.d\.mts|routes\.mjs|manifest\.json)\.tmp-[0-9a-f]{12}$/
 const ENTRY_FILES = [ENTRY_FILE, ENTRY_TYPES_FILE, ROUTES_ENTRY_FILE]

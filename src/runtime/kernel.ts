@@ -5,7 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Registrar } from '../define/registrar.js'
-import type { MiddlewareRef } from '../shared/route-record.js'
+import type { MiddlewareRef, RouteRecord } from '../shared/route-record.js'
 import { Container } from './container.js'
 import { renderError, toHttpError, type ErrorRenderer } from './error-boundary.js'
 import { resolveHandler, toResponse, type Invoke, type Invoker } from './handlers.js'
@@ -25,6 +25,7 @@ import {
   type Entry,
   type Failed,
   type Finish,
+  type Rescue,
   type Step,
 } from './pipeline.js'
 import { FwRequest } from './request/request.js'
@@ -41,6 +42,9 @@ import type {
 import { TemplateViews } from './views.js'
 import { compileTrust } from './request/options.js'
 import { setCurrentKernel } from './app.js'
+import { checkMatcher, toProvider, type ServiceProviderClass } from './kernel-providers.js'
+
+export type { ServiceProviderClass } from './kernel-providers.js'
 
 export type Env = 'production' | 'development' | 'test'
 
@@ -52,9 +56,6 @@ export interface ServiceProvider {
   register?(kernel: Kernel): void | Promise<void>
   boot?(kernel: Kernel): void | Promise<void>
 }
-
-/** A provider class: the kernel makes one instance, with no arguments, at boot. */
-export type ServiceProviderClass = new () => ServiceProvider
 
 /** The matchers the kernel can run on (spec: matcher); only the sharded, cache-backed one. */
 export type MatcherKind = 'sharded'
@@ -254,6 +255,21 @@ export class Kernel implements KernelServices {
     preRefs: MiddlewareRef[],
     postRefs: MiddlewareRef[],
   ): void {
+    const resolve = this.#middlewareResolver(registrar)
+    const pre = preRefs.map(resolve)
+    const post = postRefs.map(resolve)
+    const rescue = (error: unknown, request: FwRequest): Promise<FwResponse> =>
+      this.#rescue(error, request)
+    this.#routes = registrar.routes.map((record) => {
+      const final = this.#handlerStep(record, rescue)
+      const layers = [...record.middleware.map(resolve), ...post]
+      return compose(layers, final, rescue, { finalRescues: true })
+    })
+    this.#entry = this.#routingEntry(pre, rescue)
+  }
+
+  /** What turns a middleware ref (alias, alias with parameters, or function) into its layer. */
+  #middlewareResolver(registrar: Registrar): (ref: MiddlewareRef) => Middleware {
     const factories: Record<string, MiddlewareFactory> = {
       ...builtinFactories(this),
       ...this.#modules,
@@ -262,43 +278,45 @@ export class Kernel implements KernelServices {
     const scoped = this.#options.requestScopeEnabled === true
     // With the request scope on, every layer runs in a scope of the request it received (only
     // then: the wrapper costs a call and a scope switch per layer).
-    const resolve = (ref: MiddlewareRef): Middleware => {
+    return (ref) => {
       const layer = resolveMiddleware(ref, factories, registrar.aliases, this)
       return scoped ? inScope(layer) : layer
     }
-    const pre = preRefs.map(resolve)
-    const post = postRefs.map(resolve)
-    const rescue = (error: unknown, request: FwRequest): Promise<FwResponse> =>
-      this.#rescue(error, request)
-    this.#routes = registrar.routes.map((record) => {
-      const invoke = this.#invoker(record.handler)
-      const layers = [...record.middleware.map(resolve), ...post]
-      // A route without placeholders passes no parameters: no Object.values() per request.
-      const takesParams = record.path.includes('{') || (record.host?.includes('{') ?? false)
-      // Synchronous unless the body is still to be read or the handler returns a promise.
-      const answer = (request: FwRequest): FwResponse | Promise<FwResponse> => {
-        const params = takesParams
-          ? Object.values(request.getAttribute('route.params') as Record<string, unknown>)
-          : NO_PARAMS
-        const result = invoke(request, params)
-        return result instanceof Promise
-          ? result.then((value) => this.#finish(value))
-          : this.#finish(result)
-      }
-      const scopedAnswer = scoped
-        ? (request: FwRequest) => scope.run(request, answer, request)
-        : answer
-      // The final step rescues its own failures: a body that failed to load, a handler that threw.
-      const safeAnswer = guarded(scopedAnswer, rescue, true, 'The handler')
-      const final = (request: FwRequest): FwResponse | Promise<FwResponse> =>
-        request.isBodyLoaded()
-          ? safeAnswer(request)
-          : request.loadBody().then(
-              () => safeAnswer(request),
-              (error: unknown) => rescue(error, request),
-            )
-      return compose(layers, final, rescue, { finalRescues: true })
-    })
+  }
+
+  /** A route's final step: loads the body if need be, runs the handler, makes its response. */
+  #handlerStep(record: RouteRecord, rescue: Rescue): Step {
+    const invoke = this.#invoker(record.handler)
+    const scoped = this.#options.requestScopeEnabled === true
+    // A route without placeholders passes no parameters: no Object.values() per request.
+    const takesParams = record.path.includes('{') || (record.host?.includes('{') ?? false)
+    // Synchronous unless the body is still to be read or the handler returns a promise.
+    const answer = (request: FwRequest): FwResponse | Promise<FwResponse> => {
+      const params = takesParams
+        ? Object.values(request.getAttribute('route.params') as Record<string, unknown>)
+        : NO_PARAMS
+      const result = invoke(request, params)
+      return result instanceof Promise
+        ? result.then((value) => this.#finish(value))
+        : this.#finish(result)
+    }
+    const scopedAnswer = scoped
+      ? (request: FwRequest) => scope.run(request, answer, request)
+      : answer
+    // The final step rescues its own failures: a body that failed to load, a handler that threw.
+    // Its answer always went through #finish, so it is a response: no check (`checked` false).
+    const safeAnswer = guarded(scopedAnswer, rescue, true, 'The handler', false)
+    return (request) =>
+      request.isBodyLoaded()
+        ? safeAnswer(request)
+        : request.loadBody().then(
+            () => safeAnswer(request),
+            (error: unknown) => rescue(error, request),
+          )
+  }
+
+  /** The entry: the global `pre` middleware around routing, the built-ins around them. */
+  #routingEntry(pre: Middleware[], rescue: Rescue): Entry {
     // Routing fails only by throwing (404, 405, 400); a route's pipeline never rejects, compose
     // guards it. So a try/catch is all the guard dispatch needs: no `.then` per request.
     const dispatch = (request: FwRequest): FwResponse | Promise<FwResponse> => {
@@ -310,10 +328,9 @@ export class Kernel implements KernelServices {
     }
     const pipeline = compose(pre, dispatch, rescue, { finalRescues: true })
     // The built-ins (request context, production HTTPS redirect) wrap everything, outermost.
-    this.#entry =
-      this.#options.builtins === false
-        ? entryOf(pipeline)
-        : withContext(pipeline, rescue, this.env === 'production')
+    return this.#options.builtins === false
+      ? entryOf(pipeline)
+      : withContext(pipeline, rescue, this.env === 'production')
   }
 
   #finish(result: unknown): FwResponse | Promise<FwResponse> {
@@ -393,49 +410,6 @@ function inScope(layer: Middleware): Middleware {
   // The pipeline names a middleware that answers no response after its function name.
   Object.defineProperty(scoped, 'name', { value: layer.name })
   return scoped
-}
-
-/** Rejects a matcher other than the sharded one (spec: matcher). */
-function checkMatcher(matcher: unknown): void {
-  if (matcher === undefined || matcher === 'sharded') return
-  throw new FwError('FW_SERVE_CONFIG', `Unknown matcher ${JSON.stringify(matcher)}`, {
-    hint: "The only matcher is 'sharded' (the default): pass matcher: 'sharded' or leave it out.",
-  })
-}
-
-/** A service provider as given: an object, or a class instantiated here once, with no arguments. */
-function toProvider(given: unknown, index: number): ServiceProvider {
-  // Arrow functions and methods have no prototype: they cannot be classes.
-  const provider: unknown =
-    typeof given === 'function' && given.prototype !== undefined
-      ? new (given as ServiceProviderClass)()
-      : given
-  const { register, boot } = (provider ?? {}) as Record<string, unknown>
-  const hook = (value: unknown): boolean => value === undefined || typeof value === 'function'
-  if (
-    typeof provider === 'object' &&
-    provider !== null &&
-    hook(register) &&
-    hook(boot) &&
-    (register ?? boot) !== undefined
-  )
-    return provider as ServiceProvider
-  throw new FwError(
-    'FW_SERVE_CONFIG',
-    `serviceProviders[${index}] is not a service provider (${describeProvider(given)})`,
-    {
-      hint: 'Pass an object with register(kernel) and/or boot(kernel), or a class of such objects.',
-    },
-  )
-}
-
-function describeProvider(given: unknown): string {
-  if (given === null) return 'null'
-  if (typeof given === 'function')
-    return given.prototype === undefined
-      ? 'a function, not a class'
-      : 'a class without register() or boot()'
-  return typeof given === 'object' ? 'an object without register() or boot()' : `a ${typeof given}`
 }
 
 function resolveMiddleware(

@@ -6,7 +6,8 @@
 import type { Readable } from 'node:stream'
 import type { BodyLimits } from '../types.js'
 import { bodyKind, contentBody, emptyBody, type BodyData, type BodyKind } from './content.js'
-import { multipartLimit, parseMultipart } from './multipart.js'
+import { multipartLimit } from './multipart-limits.js'
+import { parseMultipart } from './multipart.js'
 import { checkDeclaredLength, openBody, readAll, readPlain, type BodyStream } from './read-body.js'
 import type { UploadedFile } from './uploaded-file.js'
 

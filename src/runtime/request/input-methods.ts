@@ -82,12 +82,12 @@ export abstract class InputMethods {
 
   /** A copy of the given (dotted) keys of `input()` that exist, nested as there. */
   only(...keys: Keys): Params {
-    return copyDeep(pick(fieldsOf(this.bodyData()), flattenKeys(keys)))
+    return pick(fieldsOf(this.bodyData()), flattenKeys(keys))
   }
 
   /** A copy of `input()` without the given (dotted) keys. */
   except(...keys: Keys): Params {
-    return copyDeep(omit(fieldsOf(this.bodyData()), flattenKeys(keys)))
+    return omit(fieldsOf(this.bodyData()), flattenKeys(keys))
   }
 
   /** Uploaded files by field name (a list for multi-file fields); new lists, the same files. */

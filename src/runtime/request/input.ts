@@ -2,15 +2,7 @@
  * Reading parsed input by dotted path (`user.address.city`, `items.0.name`), and the Laravel-style
  * selections `only`, `except`, `filled`. Every lookup is an own-property lookup.
  */
-import {
-  copyDeep,
-  copyParams,
-  emptyParams,
-  FORBIDDEN_KEYS,
-  isRecord,
-  ownValue,
-  type Params,
-} from './params.js'
+import { copyDeep, emptyParams, FORBIDDEN_KEYS, isRecord, ownValue, type Params } from './params.js'
 
 /** The value at a dotted `path`, or `found: false`. */
 export function lookup(root: unknown, path: string): { found: boolean; value: unknown } {
@@ -64,19 +56,23 @@ export function flattenKeys(keys: readonly (string | readonly string[])[]): stri
   return keys.flatMap((key) => (typeof key === 'string' ? [key] : [...key]))
 }
 
-/** A new map holding only `paths` that exist, nested as in the source. */
+/** A new map holding copies of the `paths` that exist, nested as in the source. */
 export function pick(root: Params, paths: readonly string[]): Params {
   const result = emptyParams()
   for (const path of paths) {
     const { found, value } = lookup(root, path)
-    if (found) setPath(result, path.split('.'), value)
+    if (found) setPath(result, path.split('.'), copyDeep(value))
   }
   return result
 }
 
-/** A copy of `root` without `paths`; only the containers on each path are copied. */
+/**
+ * A deep copy of `root` without `paths`, copied once: the keys are removed from the copy. The
+ * root and the maps on each path come back as parameter maps (null prototype), as they did when
+ * those were copied on their own.
+ */
 export function omit(root: Params, paths: readonly string[]): Params {
-  const result = copyParams(root)
+  const result = asParamMap(copyDeep(root))
   for (const path of paths) removePath(result, path.split('.'))
   return result
 }
@@ -91,17 +87,17 @@ function setPath(root: Params, segments: string[], value: unknown): void {
   node[segments[segments.length - 1]!] = value
 }
 
+// `root` is a copy of our own, and so is every container in it (copyDeep copies each one
+// isRecord accepts), so this removes in place.
 function removePath(root: Params, segments: string[]): void {
   let node: Params | unknown[] = root
   for (const [i, segment] of segments.entries()) {
     const { found, value } = ownValue(node, segment)
     if (!found) return
     if (i === segments.length - 1) return removeKey(node, segment)
-    const copy = copyContainer(value)
-    if (copy === null) return
-    if (Array.isArray(node)) node[Number(segment)] = copy
-    else node[segment] = copy
-    node = copy
+    if (Array.isArray(value)) node = value
+    else if (isRecord(value)) node = asParamMap(value)
+    else return
   }
 }
 
@@ -110,7 +106,8 @@ function removeKey(node: Params | unknown[], key: string): void {
   else delete node[key]
 }
 
-function copyContainer(value: unknown): Params | unknown[] | null {
-  if (Array.isArray(value)) return [...value]
-  return isRecord(value) ? copyParams(value) : null
+/** `map` itself, as a parameter map: a copy of our own, so its prototype is changed in place. */
+function asParamMap(map: Params): Params {
+  if (Object.getPrototypeOf(map) !== null) Object.setPrototypeOf(map, null)
+  return map
 }

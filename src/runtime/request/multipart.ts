@@ -12,6 +12,7 @@ import type { Readable } from 'node:stream'
 import busboy from 'busboy'
 import { badRequest, HttpError, internalError, payloadTooLarge } from '../http-error.js'
 import type { BodyLimits } from '../types.js'
+import { multipartLimit, multipartOverhead } from './multipart-limits.js'
 import { addParam, finalizeParams } from './query.js'
 import { emptyParams, FORBIDDEN_KEYS, type Params } from './params.js'
 import type { BodyStream } from './read-body.js'
@@ -32,30 +33,6 @@ export interface MultipartResult {
 export interface MultipartOptions {
   limits: BodyLimits
   uploadDir: string
-}
-
-const KIB = 1024
-const MIB = 1024 * KIB
-
-/**
- * Bytes a multipart body may carry besides its field values and file contents (boundaries, part
- * headers, a preamble or an epilogue): 1 KiB a part plus 1 MiB, about 2 MiB by default. The
- * 1 MiB also covers file bytes still in stream buffers when they are counted (a few 64 KiB chunks).
- * @example
- * multipartOverhead(DEFAULT_BODY_LIMITS) // 2,093,056
- */
-export function multipartOverhead(limits: BodyLimits): number {
-  return MIB + KIB * limits.parts
-}
-
-/**
- * The most bytes one multipart body may have, as received: all files, all fields and the
- * overhead (about 53 MiB by default). A declared Content-Length over it is refused up front.
- * @example
- * checkDeclaredLength(contentLength, multipartLimit(limits))
- */
-export function multipartLimit(limits: BodyLimits): number {
-  return limits.totalFileSize + limits.body + multipartOverhead(limits)
 }
 
 /**
