@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Registrar } from '../define/registrar.js'
 import type { MiddlewareRef, RouteRecord } from '../shared/route-record.js'
 import { Container } from './container.js'
-import { renderError, toHttpError, type ErrorRenderer } from './error-boundary.js'
+import { renderError, toHttpError } from './error-boundary.js'
 import { resolveHandler, toResponse, type Invoke, type Invoker } from './handlers.js'
 import { FwError } from '../shared/errors.js'
 import { HTTP_METHODS } from '../shared/methods.js'
@@ -42,56 +42,14 @@ import type {
 import { TemplateViews } from './views.js'
 import { compileTrust } from './request/options.js'
 import { setCurrentKernel } from './app.js'
-import { checkMatcher, toProvider, type ServiceProviderClass } from './kernel-providers.js'
+import { checkMatcher, toProvider } from './kernel-providers.js'
+import { signingKeys, type Env, type KernelOptions } from './kernel-options.js'
 
 export type { ServiceProviderClass } from './kernel-providers.js'
-
-export type Env = 'production' | 'development' | 'test'
+export type { Env, KernelOptions, MatcherKind, ServiceProvider } from './kernel-options.js'
 
 // What a route without placeholders passes its handler (shared: built-in invocation never keeps it).
 const NO_PARAMS: readonly unknown[] = Object.freeze([])
-
-/** Register/boot hooks run at kernel boot (spec: serviceProviders). */
-export interface ServiceProvider {
-  register?(kernel: Kernel): void | Promise<void>
-  boot?(kernel: Kernel): void | Promise<void>
-}
-
-/** The matchers the kernel can run on (spec: matcher); only the sharded, cache-backed one. */
-export type MatcherKind = 'sharded'
-
-export interface KernelOptions {
-  /** The compiled cache directory (spec: routeCache). */
-  routeCache: string
-  /** The matcher (spec: matcher): `'sharded'`, the only one and the default. */
-  matcher?: MatcherKind
-  /** The routes function (spec: register); its table must match the cache. */
-  register: (r: Registrar) => void
-  log?: Logger
-  env?: Env
-  /** Show error details to clients (never in production). */
-  debug?: boolean
-  preGlobal?: MiddlewareRef[]
-  postGlobal?: MiddlewareRef[]
-  /** Container tags whose middleware is appended after preGlobal / postGlobal. */
-  preGlobalTags?: string[]
-  postGlobalTags?: string[]
-  /** Set false to leave out client_ip, request_id, trace and the production HTTPS redirect. */
-  builtins?: boolean
-  container?: Container
-  invoker?: Invoker
-  /** Provider objects, or classes the kernel instantiates once (with no arguments). */
-  serviceProviders?: (ServiceProvider | ServiceProviderClass)[]
-  /** Bind the request per request lifecycle (AsyncLocalStorage); see currentRequest(). */
-  requestScopeEnabled?: boolean
-  /** Implementations of middleware aliases (e.g. auth, throttle, role), by alias name. */
-  middleware?: Record<string, MiddlewareFactory>
-  errorRenderer?: ErrorRenderer
-  views?: ViewEngine
-  request?: RequestOptions
-  /** Keys for signed URLs: the first signs, all verify. Default: URL_SIGNING_KEYS, else JWT_SECRET. */
-  signingKeys?: string[]
-}
 
 // The request as the running layer (middleware or handler) received it: each one runs in a scope
 // of its own, so after `await next(request)` a middleware sees its own request again.
@@ -431,18 +389,4 @@ function resolveMiddleware(
     })
   }
   return factory(params, kernel)
-}
-
-function signingKeys(options: KernelOptions, kernel: { env: Env; log: Logger }): string[] {
-  const fromEnv = (process.env.URL_SIGNING_KEYS ?? '').split(',').filter(Boolean)
-  const keys =
-    options.signingKeys ??
-    (fromEnv.length > 0 ? fromEnv : process.env.JWT_SECRET ? [process.env.JWT_SECRET] : [])
-  if (keys.length > 0) return keys
-  if (kernel.env === 'production')
-    throw new Error('Set URL_SIGNING_KEYS (or JWT_SECRET) to sign URLs in production')
-  kernel.log.warn(
-    'No URL_SIGNING_KEYS: signed URLs use a random key and stop verifying after a restart',
-  )
-  return [crypto.randomUUID()]
 }

@@ -1,0 +1,71 @@
+/**
+ * What the kernel boots from (the spec's named inputs, in TypeScript form), and the signing keys
+ * it derives from them and the environment.
+ */
+import type { Registrar } from '../define/registrar.js'
+import type { MiddlewareRef } from '../shared/route-record.js'
+import type { Container } from './container.js'
+import type { ErrorRenderer } from './error-boundary.js'
+import type { Invoker } from './handlers.js'
+import type { Kernel } from './kernel.js'
+import type { ServiceProviderClass } from './kernel-providers.js'
+import type { Logger, MiddlewareFactory, RequestOptions, ViewEngine } from './types.js'
+
+export type Env = 'production' | 'development' | 'test'
+
+/** Register/boot hooks run at kernel boot (spec: serviceProviders). */
+export interface ServiceProvider {
+  register?(kernel: Kernel): void | Promise<void>
+  boot?(kernel: Kernel): void | Promise<void>
+}
+
+/** The matchers the kernel can run on (spec: matcher); only the sharded, cache-backed one. */
+export type MatcherKind = 'sharded'
+
+export interface KernelOptions {
+  /** The compiled cache directory (spec: routeCache). */
+  routeCache: string
+  /** The matcher (spec: matcher): `'sharded'`, the only one and the default. */
+  matcher?: MatcherKind
+  /** The routes function (spec: register); its table must match the cache. */
+  register: (r: Registrar) => void
+  log?: Logger
+  env?: Env
+  /** Show error details to clients (never in production). */
+  debug?: boolean
+  preGlobal?: MiddlewareRef[]
+  postGlobal?: MiddlewareRef[]
+  /** Container tags whose middleware is appended after preGlobal / postGlobal. */
+  preGlobalTags?: string[]
+  postGlobalTags?: string[]
+  /** Set false to leave out client_ip, request_id, trace and the production HTTPS redirect. */
+  builtins?: boolean
+  container?: Container
+  invoker?: Invoker
+  /** Provider objects, or classes the kernel instantiates once (with no arguments). */
+  serviceProviders?: (ServiceProvider | ServiceProviderClass)[]
+  /** Bind the request per request lifecycle (AsyncLocalStorage); see currentRequest(). */
+  requestScopeEnabled?: boolean
+  /** Implementations of middleware aliases (e.g. auth, throttle, role), by alias name. */
+  middleware?: Record<string, MiddlewareFactory>
+  errorRenderer?: ErrorRenderer
+  views?: ViewEngine
+  request?: RequestOptions
+  /** Keys for signed URLs: the first signs, all verify. Default: URL_SIGNING_KEYS, else JWT_SECRET. */
+  signingKeys?: string[]
+}
+
+/** The keys of signed URLs: the option, else URL_SIGNING_KEYS, else JWT_SECRET; a random one in development. */
+export function signingKeys(options: KernelOptions, kernel: { env: Env; log: Logger }): string[] {
+  const fromEnv = (process.env.URL_SIGNING_KEYS ?? '').split(',').filter(Boolean)
+  const keys =
+    options.signingKeys ??
+    (fromEnv.length > 0 ? fromEnv : process.env.JWT_SECRET ? [process.env.JWT_SECRET] : [])
+  if (keys.length > 0) return keys
+  if (kernel.env === 'production')
+    throw new Error('Set URL_SIGNING_KEYS (or JWT_SECRET) to sign URLs in production')
+  kernel.log.warn(
+    'No URL_SIGNING_KEYS: signed URLs use a random key and stop verifying after a restart',
+  )
+  return [crypto.randomUUID()]
+}
