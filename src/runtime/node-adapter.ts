@@ -103,7 +103,7 @@ function removeUploadsAfter(request: FwRequest, res: ServerResponse, kernel: Ker
 }
 
 function discardBody(response: FwResponse): void {
-  const body = response?.body as { destroy?: unknown } | null | undefined
+  const body = response.body as { destroy?: unknown } | null | undefined
   if (typeof body === 'object' && body !== null && typeof body.destroy === 'function')
     (body as Readable).destroy()
 }

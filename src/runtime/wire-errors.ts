@@ -152,12 +152,13 @@ function answerInTurn(socket: HttpSocket, answer: Refusal): void {
   socket.once('close', next)
 }
 
+/** A refusal as the bytes of a whole response, for a socket Node's parser has given up on. */
 function rawAnswer([status, reason]: Refusal): string {
-  const body = `{"error":"${reason}","code":${status}}`
-  return (
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${body.length}\r\n` +
-    `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`
-  )
+  const body = JSON.stringify({ error: reason, code: status })
+  const headers = { ...jsonErrorHeaders(body), connection: 'close' }
+  let head = `HTTP/1.1 ${status} ${reason}\r\n`
+  for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`
+  return `${head}\r\n${body}`
 }
 
 function clientErrorAnswer(error: ParserError): Refusal {
