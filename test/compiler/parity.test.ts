@@ -10,6 +10,7 @@ import { FwError } from '../../src/shared/errors.js'
 import type { RouteRecord } from '../../src/shared/route-record.js'
 import { cleanupTempDirs, compileRoutes, noop } from '../support/compile.js'
 import { ReferenceMatcher } from '../support/reference-matcher.js'
+import { mulberry32 } from '../support/seeded-random.js'
 
 const SCALE = Number(process.env.FW_PARITY_SCALE ?? '1')
 const TABLES = 120 * SCALE
@@ -30,18 +31,6 @@ const WORDS = [
   'abc',
   '%41b',
 ]
-
-/** mulberry32: a small seeded PRNG so that a failure can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 class Gen {
   constructor(readonly rand: () => number) {}
@@ -215,7 +204,7 @@ describe('compiled matcher vs reference matcher', () => {
     let compared = 0
     const outcomes: Record<string, number> = { hit: 0, '400': 0, '404': 0, '405': 0 }
     for (let seed = 1; seed <= TABLES; seed++) {
-      const g = new Gen(prng(seed))
+      const g = new Gen(mulberry32(seed))
       const records = randomTable(g)
       const reference = new ReferenceMatcher(records)
       const compiled = await compileRoutes((r) =>

@@ -5,22 +5,13 @@
  */
 import { describe, expect, it } from 'vitest'
 import { inlineRegex } from '../../src/compiler/emit/regex-inline.js'
+import { mulberry32 } from '../support/seeded-random.js'
 
 type Test = (path: string, i: number, e: number) => boolean
 
 function compile(source: string): Test | null {
   const code = inlineRegex(source, 'RX')
   return code === null ? null : (new Function(`${code}\nreturn RX`)() as Test)
-}
-
-// A small deterministic PRNG (mulberry32), so a failure reproduces.
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 const ALPHABET = [
@@ -48,7 +39,7 @@ const ALPHABET = [
 ]
 
 function samples(seed: number, count: number): string[] {
-  const next = random(seed)
+  const next = mulberry32(seed)
   const out = ['', 'a', 'A', '0', '.txt', 'abc.txt', 'ABC', 'AB', 'ABCD', '2024', 'deadbeef']
   for (let n = 0; n < count; n++) {
     const length = Math.floor(next() * 9)

@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Registrar } from '../../src/define/registrar.js'
 import { cleanupTempDirs, compileRoutes, noop, type CompiledModule } from '../support/compile.js'
+import { mulberry32 } from '../support/seeded-random.js'
 
 afterAll(() => cleanupTempDirs())
 
@@ -44,18 +45,6 @@ function register(r: Registrar): void {
 const ALPHABET = [..."abzAZ09-_.~ /?#%+&=:@!'()*;,$[]", 'é', '中', '😀']
 const SPECIAL = ['.', '..', '...', '/', '//', '//evil.com/x', 'a/', '/a', 'a//b', 'a/./b']
 const MORE = ['a/../b', '%2F', '%41', '%', '%%', 'a b', '?', '#', 'é', 'café']
-
-/** mulberry32: a small seeded generator, so a failure reproduces. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const pick = <T>(rand: () => number, list: readonly T[]): T =>
   list[Math.floor(rand() * list.length)]!
@@ -175,7 +164,7 @@ beforeAll(async () => {
 
 describe('urlFor round-trips through match()', () => {
   it.each(CASES)('$name: every URL it builds matches its route with the same values', (c) => {
-    const rand = seeded(0x5eed + c.name.length)
+    const rand = mulberry32(0x5eed + c.name.length)
     const values = c.values(rand)
     let accepted = 0
     for (let i = 0; i < values.length; i++) {
@@ -251,7 +240,7 @@ describe('a root catch-all', () => {
   })
 
   it('gives URLs that match back to the same value', () => {
-    const rand = seeded(42)
+    const rand = mulberry32(42)
     for (const path of ['', ...anything(rand)]) {
       const url = root.urlFor('fallback', { path })
       expect(url.startsWith('//'), url).toBe(false)

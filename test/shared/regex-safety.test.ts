@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { backtrackingRisk, canConsume, canMatchSegment } from '../../src/shared/regex-safety.js'
+import { mulberry32 } from '../support/seeded-random.js'
 
 // README examples, the regexes of the existing tests and the built-in types: all must build.
 const SAFE = [
@@ -90,19 +91,9 @@ describe('backtrackingRisk', () => {
   })
 })
 
-// A small deterministic PRNG (mulberry32), so a failure reproduces.
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 describe('what backtrackingRisk accepts', () => {
   it('stays fast on inputs built to make it backtrack (random regexes, seeded)', () => {
-    const next = random(7)
+    const next = mulberry32(7)
     const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!
     const generate = (depth: number): string => {
       if (depth === 0 || next() < 0.3) return pick(['a', 'b', '[ab]', '.', '\\w', 'ab', '-'])
