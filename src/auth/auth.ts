@@ -12,7 +12,7 @@ import { ClusterRevocationList, REVOCATION_PRIMARY_ENV } from './cluster-revocat
 import { createHandlers, type AuthHandlers } from './handlers.js'
 import { DEFAULT_TTL, TokenService } from './jwt.js'
 import { authMiddleware, roleMiddleware } from './middleware.js'
-import { hashPassword, needsRehash, verifyDummy, verifyPassword } from './password.js'
+import { checkPassword, hashPassword, needsRehash, verifyDummy } from './password.js'
 import { RefreshTokens } from './refresh-tokens.js'
 import { connectRedisRevocations, MemoryRevocationList, type RevocationList } from './revocation.js'
 import { DEFAULT_DATABASE_URL, openDatabase } from './stores/open.js'
@@ -23,6 +23,8 @@ export interface AuthOptions {
   secret?: string | Uint8Array
   /** Token issuer. Default 'framework-app'. */
   issuer?: string
+  /** The tokens' `aud`, required when set. Default none: a token naming any audience is refused. */
+  audience?: string
   /** Lifetime of /auth/login tokens, seconds. Default 3600. */
   ttl?: number
   /** Production rules (secret required, >= 32 bytes). Default: APP_ENV === 'production'. */
@@ -81,6 +83,7 @@ export class Auth {
     this.#tokens ??= new TokenService({
       secret: this.#secret(log),
       issuer: this.#options.issuer,
+      ...(this.#options.audience === undefined ? {} : { audience: this.#options.audience }),
       ttl: this.#options.ttl ?? DEFAULT_TTL,
       withJti: true,
       production: this.#production(),
@@ -124,14 +127,16 @@ export class Auth {
 
   /**
    * The user whose email and password match, or null. Unknown emails cost a verification too,
-   * so timing does not tell which emails exist. An outdated hash is upgraded to argon2id.
+   * so timing does not tell which emails exist. An outdated hash (bcrypt, weaker argon2, or one
+   * of the unnormalised password) is replaced by a fresh argon2id one.
    */
   async checkCredentials(email: string, password: string): Promise<UserRecord | null> {
     const { users } = await this.database()
     const user = await users.findByEmail(email)
     if (user === null) return verifyDummy(password).then(() => null)
-    if (!(await verifyPassword(password, user.password_hash))) return null
-    if (needsRehash(user.password_hash)) {
+    const check = await checkPassword(password, user.password_hash)
+    if (check === 'mismatch') return null
+    if (check === 'legacy' || needsRehash(user.password_hash)) {
       await hashPassword(password)
         .then((hash) => users.updatePasswordHash(user.id, hash))
         .catch((error: unknown) =>

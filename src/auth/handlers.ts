@@ -4,10 +4,13 @@
  * admin user list. Token responses carry `Cache-Control: no-store`; every 401 carries
  * `WWW-Authenticate: Bearer`.
  */
-import { badRequest, unauthorized } from '../runtime/http-error.js'
+import { badRequest, HttpError, unauthorized } from '../runtime/http-error.js'
 import type { FwRequest } from '../runtime/request/request.js'
 import { json, noContent, type FwResponse } from '../runtime/response.js'
+import type { Middleware } from '../runtime/types.js'
 import type { Auth } from './auth.js'
+import { assertReadableBody, bodyProblem, repeatedFormField } from './internal/body-fields.js'
+import { storeCall } from './internal/store-call.js'
 import { parseSubject } from './internal/token-shape.js'
 import type { AccessTokenPayload } from './jwt.js'
 import { MESSAGES, revocationCall } from './middleware.js'
@@ -43,7 +46,10 @@ export interface AuthHandlers {
   refresh: Handler
   /** GET /auth/me (behind 'auth') → the user record, without password_hash */
   me: Handler
-  /** POST /auth/logout (behind 'auth') → 204; the token's jti is revoked until it expires */
+  /**
+   * POST /auth/logout (behind 'auth') → 204; the token's jti is revoked until it expires, and the
+   * session of a `refresh_token` in the body (its family), when the same user owns it
+   */
   logout: Handler
   /** POST /rt/auth/login → {access_token, refresh_token, expires_in: 900} */
   refreshTokenLogin: Handler
@@ -54,6 +60,9 @@ export interface AuthHandlers {
   /** GET /admin/users (behind 'auth', 'role:admin') → {users: [{id, email, name}]} */
   adminUsers: Handler
 }
+
+/** The fields of the password grant, each at most once (RFC 6749 section 3.2). */
+const OAUTH_FIELDS = ['grant_type', 'username', 'password', 'scope'] as const
 
 /** A non-empty string input, else null. */
 function text(request: FwRequest, key: string): string | null {
@@ -72,18 +81,20 @@ function loginUser(user: UserRecord): { id: number; email: string; name: string 
  */
 export function createHandlers(auth: Auth): AuthHandlers {
   async function credentials(request: FwRequest): Promise<UserRecord> {
+    assertReadableBody(request)
     const email = text(request, 'email')
     const password = text(request, 'password')
     if (email === null || password === null) throw badRequest(AUTH_MESSAGES.credentialsRequired)
-    const user = await auth.checkCredentials(email, password)
+    const user = await storeCall(() => auth.checkCredentials(email, password))
     if (user === null) throw unauthorized(AUTH_MESSAGES.invalidCredentials, { headers: CHALLENGE })
     return user
   }
 
   async function currentUser(request: FwRequest): Promise<UserRecord> {
     const id = request.getAttribute('auth.user_id')
-    const { users } = await auth.database()
-    const user = typeof id === 'number' ? await users.findById(id) : null
+    const user = await storeCall(async () =>
+      typeof id === 'number' ? (await auth.database()).users.findById(id) : null,
+    )
     // The token verified but names no user (deleted since): the token is no good.
     if (user === null) throw unauthorized(MESSAGES.token, { headers: INVALID_TOKEN })
     return user
@@ -96,6 +107,7 @@ export function createHandlers(auth: Auth): AuthHandlers {
     },
 
     async refresh(request) {
+      assertReadableBody(request)
       const token = text(request, 'token')
       if (token === null) throw badRequest(AUTH_MESSAGES.tokenRequired)
       const userId = await refreshable(auth, token)
@@ -113,13 +125,20 @@ export function createHandlers(auth: Auth): AuthHandlers {
       const payload = request.getAttribute('auth.payload') as AccessTokenPayload | undefined
       if (typeof payload?.jti !== 'string') throw badRequest(AUTH_MESSAGES.notRevocable)
       const jti = payload.jti
+      // With the refresh-token variation the access token is half the session: a refresh_token
+      // sent along is revoked too, or it would mint new access tokens for 30 days after logout.
+      // Read first, so a malformed body is a 400 before anything is revoked.
+      const refreshToken = request.input('refresh_token')
+      const userId = request.getAttribute('auth.user_id')
       await revocationCall(async () => (await auth.revocations()).revoke(jti, payload.exp))
+      if (typeof refreshToken === 'string' && typeof userId === 'number')
+        await storeCall(async () => (await auth.refreshTokens()).revoke(refreshToken, userId))
       return noContent()
     },
 
     async refreshTokenLogin(request) {
       const user = await credentials(request)
-      const refreshToken = await (await auth.refreshTokens()).issue(user.id)
+      const refreshToken = await storeCall(async () => (await auth.refreshTokens()).issue(user.id))
       const accessToken = await auth.issueFor(user, SHORT_TTL)
       return json(
         { access_token: accessToken, refresh_token: refreshToken, expires_in: SHORT_TTL },
@@ -129,12 +148,13 @@ export function createHandlers(auth: Auth): AuthHandlers {
     },
 
     async refreshTokenRefresh(request) {
+      assertReadableBody(request)
       const supplied = text(request, 'refresh_token')
       if (supplied === null) throw badRequest(AUTH_MESSAGES.refreshTokenRequired)
-      const outcome = await (await auth.refreshTokens()).rotate(supplied)
+      const outcome = await storeCall(async () => (await auth.refreshTokens()).rotate(supplied))
       const user =
         outcome.status === 'rotated'
-          ? await (await auth.database()).users.findById(outcome.userId)
+          ? await storeCall(async () => (await auth.database()).users.findById(outcome.userId))
           : null
       if (outcome.status !== 'rotated' || user === null)
         throw unauthorized(AUTH_MESSAGES.invalidRefreshToken, { headers: CHALLENGE })
@@ -149,7 +169,14 @@ export function createHandlers(auth: Auth): AuthHandlers {
     async oauthToken(request) {
       // The spec's two errors: a grant other than "password" (none given included) is
       // unsupported_grant_type; a password grant that fails its check (missing fields included)
-      // is invalid_grant.
+      // is invalid_grant. A body that cannot be read, or repeats a parameter, is invalid_request
+      // (RFC 6749 section 5.2), in the same shape: a client reads every error of this endpoint so.
+      const problem = bodyProblem(request)
+      if (problem !== null)
+        return oauthError('invalid_request', problem.message, problem.status === 413 ? 413 : 400)
+      const repeated = repeatedFormField(request, OAUTH_FIELDS)
+      if (repeated !== null)
+        return oauthError('invalid_request', `The parameter "${repeated}" is repeated`)
       const grant = text(request, 'grant_type')
       if (grant !== 'password')
         return oauthError(
@@ -162,7 +189,7 @@ export function createHandlers(auth: Auth): AuthHandlers {
       const password = text(request, 'password')
       if (username === null || password === null)
         return oauthError('invalid_grant', 'username and password are required')
-      const user = await auth.checkCredentials(username, password)
+      const user = await storeCall(() => auth.checkCredentials(username, password))
       if (user === null) return oauthError('invalid_grant', 'Invalid username or password')
       const accessToken = await auth.issueFor(user, OAUTH_TTL)
       return json(
@@ -180,7 +207,9 @@ export function createHandlers(auth: Auth): AuthHandlers {
     async adminUsers(request) {
       const limit = clampInt(request.query('limit'), 100, 1, 1000)
       const offset = clampInt(request.query('offset'), 0, 0, Number.MAX_SAFE_INTEGER)
-      const users = await (await auth.database()).users.list({ limit, offset })
+      const users = await storeCall(async () =>
+        (await auth.database()).users.list({ limit, offset }),
+      )
       return json({ users: users.map(({ id, email, name }) => ({ id, email, name })) }, 200, {
         'cache-control': 'private, no-store',
       })
@@ -197,8 +226,9 @@ async function refreshable(auth: Auth, token: string): Promise<number | null> {
   const payload = await tokens.verify(token)
   if (payload === null || payload.exp - tokens.nowSeconds() > REFRESH_WINDOW) return null
   const userId = parseSubject(payload.sub)
-  if (userId === null || (await (await auth.database()).users.findById(userId)) === null)
-    return null
+  if (userId === null) return null
+  const user = await storeCall(async () => (await auth.database()).users.findById(userId))
+  if (user === null) return null
   if (typeof payload.jti === 'string') {
     // Test-and-set: of concurrent refreshes of one token, one wins; a revoked token gets none.
     const jti = payload.jti
@@ -206,6 +236,26 @@ async function refreshable(auth: Auth, token: string): Promise<number | null> {
       return null
   }
   return userId
+}
+
+/**
+ * The middleware of /oauth/token: loads the body before the handler (the kernel would load it
+ * just after), so a body that fails to load (malformed JSON, an undecodable charset, over the
+ * limit) is answered as RFC 6749 `invalid_request`, the endpoint's error shape, instead of the
+ * kernel's `{error, code}` that an OAuth client cannot read.
+ * @example
+ * r.post('/oauth/token', handlers.oauthToken, { middleware: [oauthBody] })
+ */
+export const oauthBody: Middleware = async (request, next) => {
+  if (!request.isBodyLoaded()) {
+    try {
+      await request.loadBody()
+    } catch (error) {
+      if (!(error instanceof HttpError) || error.status >= 500) throw error
+      return oauthError('invalid_request', error.publicMessage, error.status === 413 ? 413 : 400)
+    }
+  }
+  return next(request)
 }
 
 /**

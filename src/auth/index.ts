@@ -20,6 +20,7 @@ export type { AuthOptions, AuthMiddlewareMap } from './auth.js'
 export { authRoutes, type AuthRoutesOptions } from './routes.js'
 export {
   createHandlers,
+  oauthBody,
   AUTH_MESSAGES,
   NO_STORE,
   SHORT_TTL,
@@ -59,6 +60,9 @@ export {
 export {
   hashPassword,
   verifyPassword,
+  checkPassword,
+  normalizePassword,
+  type PasswordCheck,
   verifyDummy,
   needsRehash,
   checkNewPassword,

@@ -2,8 +2,8 @@
  * HS256 access tokens (spec "Access token"). jose does the signing and the signature check; the
  * rules jose leaves open are enforced here: HS256 only, exp and sub required (DESIGN.md), iss
  * and iat checked when present (ours always carry them), exp strict, iat/nbf at most 30 s in the
- * future, a positive integer sub, canonical compact form of at most 8 KiB, and claims copied into
- * null-prototype objects.
+ * future, a positive integer sub, an `aud` only when it names our audience, canonical compact form
+ * of at most 8 KiB, and claims copied into null-prototype objects.
  */
 import { randomBytes } from 'node:crypto'
 import { jwtVerify, SignJWT, type JWTPayload } from 'jose'
@@ -32,6 +32,12 @@ export interface TokenServiceOptions {
   issuer?: string
   /** Lifetime in seconds. Default 3600. */
   ttl?: number
+  /**
+   * The `aud` claim written, and required. Unset (the default): tokens carry no `aud`, and one that
+   * names an audience is refused: it was meant for another service sharing the secret (RFC 7519
+   * section 4.1.3: a recipient that is not in `aud` must reject the token).
+   */
+  audience?: string
   /** Add a random `jti` (16 bytes hex) to every token, for revocation. Default false. */
   withJti?: boolean
   /** Refuse secrets under 32 bytes. Default: APP_ENV === 'production'. */
@@ -51,7 +57,7 @@ export const MIN_SECRET_BYTES = 32
 /** How far in the future iat/nbf may be (clock skew between hosts). exp gets no leeway. */
 export const CLOCK_TOLERANCE = 30
 
-const RESERVED = ['iss', 'iat', 'exp', 'sub', 'jti'] as const
+const RESERVED = ['iss', 'iat', 'exp', 'sub', 'jti', 'aud'] as const
 
 /**
  * Issues and verifies access tokens.
@@ -62,6 +68,7 @@ const RESERVED = ['iss', 'iat', 'exp', 'sub', 'jti'] as const
  */
 export class TokenService {
   readonly issuer: string
+  readonly audience: string | undefined
   readonly ttl: number
   readonly withJti: boolean
   readonly #key: Uint8Array
@@ -73,6 +80,7 @@ export class TokenService {
       options.production ?? process.env.APP_ENV === 'production',
     )
     this.issuer = options.issuer ?? DEFAULT_ISSUER
+    this.audience = options.audience
     this.ttl = checkTtl(options.ttl ?? DEFAULT_TTL)
     this.withJti = options.withJti ?? false
     this.#now = options.now ?? Date.now
@@ -102,6 +110,7 @@ export class TokenService {
       iat,
       exp,
       sub,
+      ...(this.audience === undefined ? {} : { aud: this.audience }),
       ...(this.withJti ? { jti: randomBytes(16).toString('hex') } : {}),
     }
     // The spec's sub is an integer; jose types it as a string, but signs whatever JSON it is given.
@@ -125,9 +134,11 @@ export class TokenService {
         algorithms: ['HS256'],
         // DESIGN.md requires exp and sub; iss and iat (always issued) are checked when present.
         requiredClaims: ['exp', 'sub'],
+        ...(this.audience === undefined ? {} : { audience: this.audience }),
         clockTolerance: CLOCK_TOLERANCE,
         currentDate: new Date(now * 1000),
       })
+      if (this.audience === undefined && payload.aud !== undefined) return null
       return checkClaims(payload, now, this.issuer)
         ? (toNullPrototype(payload) as AccessTokenPayload)
         : null

@@ -3,6 +3,10 @@
  * thread); stored bcrypt hashes (`$2a$`, `$2b$` and PHP's `$2y$`) and argon2id/argon2i hashes
  * verify, so users migrated from PHP apps keep working. Verification never throws: a malformed or
  * unsupported stored hash, or one whose cost parameters exceed the caps below, is a mismatch.
+ *
+ * Passwords are NFC-normalised before hashing and verifying (RFC 8265's OpaqueString, NIST SP
+ * 800-63B 5.1.1.2): "é" typed on one keyboard is U+00E9, on another (macOS input, some mobile
+ * keyboards) "e" + U+0301, and both must open the account.
  */
 import * as argon2 from '@node-rs/argon2'
 import * as bcrypt from '@node-rs/bcrypt'
@@ -37,6 +41,17 @@ const ARGON2_HASH =
 export type HashAlgorithm = 'argon2id' | 'bcrypt'
 
 /**
+ * How a password matched: `match`, or `legacy` when only its unnormalised form did (a hash written
+ * before passwords were normalised, or imported from an app that did not): rehash it then.
+ */
+export type PasswordCheck = 'match' | 'legacy' | 'mismatch'
+
+/** The form of a password that is hashed: NFC. */
+export function normalizePassword(password: string): string {
+  return password.normalize('NFC')
+}
+
+/**
  * Hashes a new password (argon2id unless told otherwise).
  * @example
  * const passwordHash = await hashPassword('correct horse battery staple')
@@ -45,6 +60,7 @@ export async function hashPassword(
   password: string,
   algorithm: HashAlgorithm = 'argon2id',
 ): Promise<string> {
+  password = normalizePassword(password)
   const bytes = Buffer.byteLength(password)
   if (bytes === 0) throw new RangeError('The password is empty')
   if (bytes > MAX_PASSWORD_BYTES)
@@ -67,8 +83,28 @@ export async function hashPassword(
  * if (!(await verifyPassword(input, user.password_hash))) throw unauthorized('Invalid credentials')
  */
 export async function verifyPassword(password: unknown, storedHash: unknown): Promise<boolean> {
+  return (await checkPassword(password, storedHash)) !== 'mismatch'
+}
+
+/**
+ * Like verifyPassword, and tells a match of the normalised password from one of its raw form only
+ * (tried second, and only when the two differ, so an ASCII password costs one verification).
+ * @example
+ * if ((await checkPassword(input, hash)) === 'legacy') await users.updatePasswordHash(id, await hashPassword(input))
+ */
+export async function checkPassword(
+  password: unknown,
+  storedHash: unknown,
+): Promise<PasswordCheck> {
+  if (typeof password !== 'string' || typeof storedHash !== 'string') return 'mismatch'
+  const normalized = normalizePassword(password)
+  if (await verifyExactly(normalized, storedHash)) return 'match'
+  if (normalized !== password && (await verifyExactly(password, storedHash))) return 'legacy'
+  return 'mismatch'
+}
+
+async function verifyExactly(password: string, storedHash: string): Promise<boolean> {
   try {
-    if (typeof password !== 'string' || typeof storedHash !== 'string') return false
     if (password === '' || Buffer.byteLength(password) > MAX_PASSWORD_BYTES) return false
     if (BCRYPT_HASH.test(storedHash))
       return withinBcryptCaps(storedHash) && (await bcrypt.verify(password, storedHash))

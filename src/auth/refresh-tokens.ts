@@ -23,6 +23,7 @@ export type RefreshOutcome =
  * const refresh = new RefreshTokens(db.refreshTokens)
  * const token = await refresh.issue(user.id)        // at login
  * const outcome = await refresh.rotate(token)       // at /rt/auth/refresh
+ * await refresh.revoke(token, user.id)              // at /auth/logout
  */
 export class RefreshTokens {
   readonly #store: RefreshTokenStore
@@ -60,6 +61,22 @@ export class RefreshTokens {
     )
     if (result.status !== 'rotated') return { status: result.status }
     return { status: 'rotated', userId: result.userId, refreshToken: next }
+  }
+
+  /**
+   * Ends the session `token` belongs to (at logout): its whole family is revoked, when `userId`
+   * owns it. A record from before rotation has no family to tell its session apart, so then every
+   * refresh token of the user is. Resolves false when nothing was revoked.
+   */
+  async revoke(token: unknown, userId: number): Promise<boolean> {
+    if (typeof token !== 'string' || !OPAQUE_TOKEN.test(token)) return false
+    const record = await this.#store.find(hashRefreshToken(token))
+    if (record === null || record.user_id !== userId) return false
+    const revoked =
+      record.family_id === ''
+        ? await this.#store.revokeUser(userId)
+        : await this.#store.revokeFamily(record.family_id)
+    return revoked > 0
   }
 
   #expiresAt(): string {

@@ -6,7 +6,7 @@ import type { Registrar } from '../define/registrar.js'
 import type { FwRequest } from '../runtime/request/request.js'
 import type { FwResponse } from '../runtime/response.js'
 import { defaultAuth, type Auth } from './auth.js'
-import type { AuthHandlers } from './handlers.js'
+import { oauthBody, type AuthHandlers } from './handlers.js'
 
 export interface AuthRoutesOptions {
   /**
@@ -45,7 +45,8 @@ export function authRoutes(
     r.post('/auth/login', handle('login'), 'auth.login')
     if (options.refreshTokens !== false)
       r.post('/rt/auth/login', handle('refreshTokenLogin'), 'rt.auth.login')
-    if (options.oauth !== false) r.post('/oauth/token', handle('oauthToken'), 'oauth.token')
+    if (options.oauth !== false)
+      r.post('/oauth/token', handle('oauthToken'), { name: 'oauth.token', middleware: [oauthBody] })
   })
   r.post('/auth/refresh', handle('refresh'), 'auth.refresh')
   r.get('/auth/me', handle('me'), { name: 'auth.me', middleware: ['auth'] })

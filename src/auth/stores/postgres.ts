@@ -7,6 +7,7 @@
 import pg from 'pg'
 import {
   DuplicateEmailError,
+  emailLookupKeys,
   normalizeEmail,
   parseRoles,
   tableNames,
@@ -155,11 +156,14 @@ class PostgresUserStore implements UserStore {
   }
 
   async findByEmail(email: string): Promise<UserRecord | null> {
-    const { rows } = await this.#pool.query(
-      `SELECT ${USER_COLUMNS} FROM ${this.#t.users} WHERE email = $1`,
-      [normalizeEmail(email)],
-    )
-    return toUser(rows[0])
+    for (const key of emailLookupKeys(email)) {
+      const { rows } = await this.#pool.query(
+        `SELECT ${USER_COLUMNS} FROM ${this.#t.users} WHERE email = $1`,
+        [key],
+      )
+      if (rows[0]) return toUser(rows[0])
+    }
+    return null
   }
 
   async findById(id: number): Promise<UserRecord | null> {

@@ -8,6 +8,7 @@ import { dirname } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import {
   DuplicateEmailError,
+  emailLookupKeys,
   normalizeEmail,
   parseRoles,
   tableNames,
@@ -130,11 +131,14 @@ class SqliteUserStore implements UserStore {
   }
 
   async findByEmail(email: string): Promise<UserRecord | null> {
-    return toUser(
-      this.#db
-        .prepare<[string], UserRow>(`SELECT * FROM ${this.#t.users} WHERE email = ?`)
-        .get(normalizeEmail(email)),
+    const find = this.#db.prepare<[string], UserRow>(
+      `SELECT * FROM ${this.#t.users} WHERE email = ?`,
     )
+    for (const key of emailLookupKeys(email)) {
+      const row = find.get(key)
+      if (row) return toUser(row)
+    }
+    return null
   }
 
   async findById(id: number): Promise<UserRecord | null> {

@@ -111,9 +111,22 @@ export class DuplicateEmailError extends Error {
   }
 }
 
-/** The stored form of an email: trimmed and lowercased. */
+/**
+ * The stored form of an email: trimmed, lowercased and NFC-normalised, so "josé" typed composed
+ * (U+00E9) or decomposed ("e" + U+0301) is one address, and one account.
+ */
 export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase()
+  return email.trim().toLowerCase().normalize('NFC')
+}
+
+/**
+ * The stored forms to look an email up by: the normal one first, then those fw may have stored
+ * before emails were NFC-normalised (trimmed and lowercased only): as typed, or decomposed (NFD,
+ * what macOS and some keyboards send).
+ */
+export function emailLookupKeys(email: string): string[] {
+  const legacy = email.trim().toLowerCase()
+  return [...new Set([normalizeEmail(email), legacy, legacy.normalize('NFD')])]
 }
 
 /** `Y-m-d H:i:s` in UTC (spec "Refresh-token record"). */
