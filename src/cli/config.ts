@@ -4,11 +4,12 @@
  * variables of DESIGN.md (JWT_SECRET, APP_ENV, DATABASE_URL, REDIS_URL, TRUSTED_PROXIES), which
  * then win over the environment.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { displayPath } from '../define/location.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
 import { CONFIG_FILE_MARKER, CONFIG_VARS_MARKER } from '../shared/config-markers.js'
+import { escapeRegExp } from '../shared/pattern.js'
 
 /** The configuration variables (DESIGN.md "Configuration"). */
 export const CONFIG_VARIABLES = [
@@ -44,9 +45,9 @@ export async function readConfig(cwd = process.cwd()): Promise<FwConfig> {
   const file = CONFIG_FILES.map((name) => resolve(cwd, name)).find((path) => existsSync(path))
   if (!file) return {}
   const { importModule, locateInStack } = await import('../compiler/import-module.js')
-  let config: unknown
+  let module: Record<string, unknown>
   try {
-    config = (await importModule(file)).module.default ?? {}
+    module = (await importModule(file)).module
   } catch (error) {
     if (error instanceof FwError) throw asConfigError(file, error)
     const message = error instanceof Error ? error.message : String(error)
@@ -57,11 +58,114 @@ export async function readConfig(cwd = process.cwd()): Promise<FwConfig> {
       error,
     )
   }
+  const config = await module.default
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-    throw configError(file, 'The config file must export an object as its default export')
+    throw configError(
+      file,
+      'default' in module
+        ? `The config file must export an object as its default export, not ${describe(config)}`
+        : 'The config file has no default export',
+      undefined,
+      undefined,
+      "Write `export default { routes: 'routes.ts' }` in " + displayPath(file) + '.',
+    )
   }
+  checkConfig(file, config as Record<string, unknown>)
   configFiles.set(config, file)
   return config as FwConfig
+}
+
+const KNOWN_KEYS: readonly string[] = ['routes', 'cache', 'env', 'kernel', ...CONFIG_VARIABLES]
+
+/**
+ * Refuses what fw would misread: an unknown key (a typo such as `rotues` would fall back to
+ * routes.ts), a path that is not a string, `env` or a variable that is not a plain value.
+ */
+function checkConfig(file: string, config: Record<string, unknown>): void {
+  const fail = (key: string, message: string, hint: string): never => {
+    throw configError(file, message, keyLocation(file, key), undefined, hint)
+  }
+  for (const [key, value] of Object.entries(config)) {
+    if (!KNOWN_KEYS.includes(key)) {
+      const near = KNOWN_KEYS.find((known) => editDistance(known, key) <= 2)
+      fail(
+        key,
+        `Unknown key "${key}" in the config file`,
+        near !== undefined
+          ? `Did you mean "${near}"?`
+          : `Known keys: ${KNOWN_KEYS.join(', ')}; set other environment variables under env: { ${key}: ... }.`,
+      )
+    }
+    if ((key === 'routes' || key === 'cache') && value != null) {
+      if (typeof value !== 'string' || value.trim() === '') {
+        fail(
+          key,
+          `"${key}" must be a non-empty path string, not ${describe(value)}`,
+          key === 'routes' ? "Write routes: 'routes.ts'." : "Write cache: '.fw/cache'.",
+        )
+      }
+    } else if (key === 'env' || key === 'kernel') {
+      if (value !== undefined && !isPlainObject(value)) {
+        fail(key, `"${key}" must be an object, not ${describe(value)}`, `Write ${key}: { ... }.`)
+      }
+    }
+  }
+  const variables: [string, unknown][] = CONFIG_VARIABLES.map((name) => [name, config[name]])
+  if (isPlainObject(config.env)) variables.push(...Object.entries(config.env))
+  for (const [name, value] of variables) {
+    if (value === undefined || ['string', 'number', 'boolean'].includes(typeof value)) continue
+    fail(
+      name,
+      `The variable ${name} must be a string, number or boolean, not ${describe(value)}`,
+      'Environment variables hold text: set a string (or leave the variable out).',
+    )
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false
+  const proto = Object.getPrototypeOf(value) as unknown
+  return proto === Object.prototype || proto === null
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'string') return JSON.stringify(value)
+  if (typeof value === 'object') return 'an object'
+  return typeof value === 'function' ? 'a function' : `${typeof value} ${String(value)}`
+}
+
+/** Where `key` is written in the config file (its first `key:`), else line 1. */
+function keyLocation(file: string, key: string): SourceLocation {
+  let lines: string[] = []
+  try {
+    lines = readFileSync(file, 'utf8').split('\n')
+  } catch {
+    // Located at line 1.
+  }
+  const written = new RegExp(`(^|[\\s{,])(['"]?)${escapeRegExp(key)}\\2\\s*:`)
+  const at = lines.findIndex((line) => written.test(line))
+  if (at === -1) return { file: displayPath(file), line: 1, column: 1 }
+  const column = lines[at]!.search(new RegExp(`['"]?${escapeRegExp(key)}`)) + 1
+  return { file: displayPath(file), line: at + 1, column }
+}
+
+/** Levenshtein distance, for "did you mean" (keys are short). */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i]
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(
+        row[j]! + 1,
+        next[j - 1]! + 1,
+        row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      )
+    }
+    row = next
+  }
+  return row[b.length]!
 }
 
 // The file each config read by readConfig came from.
@@ -126,9 +230,10 @@ function configError(
   message: string,
   location?: SourceLocation,
   cause?: unknown,
+  hint = `Fix ${displayPath(file)} (run with --debug for the stack).`,
 ): FwError {
   return new FwError('FW_CONFIG_INVALID', message, {
-    hint: `Fix ${displayPath(file)} (run with --debug for the stack).`,
+    hint,
     location: location ?? { file: displayPath(file), line: 1, column: 1 },
     ...(cause === undefined ? {} : { cause }),
   })

@@ -7,9 +7,34 @@ export interface Output {
   err: (text: string) => void
 }
 
+// Set when the reader of a stream went away (`fw routes:list | head`): later output is dropped.
+const closed = new WeakSet<NodeJS.WriteStream>()
+const write = (stream: NodeJS.WriteStream, text: string): void => {
+  if (!closed.has(stream)) stream.write(text + '\n')
+}
+
 export const stdio: Output = {
-  out: (text) => process.stdout.write(text + '\n'),
-  err: (text) => process.stderr.write(text + '\n'),
+  out: (text) => write(process.stdout, text),
+  err: (text) => write(process.stderr, text),
+}
+
+/**
+ * Stops writing to stdout or stderr once its reader has gone (EPIPE), as `fw routes:list | head`
+ * does after ten lines: the command then finishes quietly instead of crashing with a stack trace
+ * on Node's unhandled 'error' event. Other write errors still surface.
+ * @example
+ * ignoreClosedPipes() // in main(), before the command prints
+ */
+export function ignoreClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    if (stream.listeners('error').includes(onWriteError)) continue
+    stream.on('error', onWriteError)
+  }
+}
+
+function onWriteError(this: NodeJS.WriteStream, error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE') throw error
+  closed.add(this)
 }
 
 export function isDebug(argv: readonly string[]): boolean {

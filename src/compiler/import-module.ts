@@ -279,34 +279,76 @@ function onSignal(signal: NodeJS.Signals): void {
 }
 
 /**
- * A package the module imports but Node cannot find, as an error at the import in the user's
- * source (Node names the temporary bundle instead); null for any other error.
+ * A package (or a file or subpath of one) the module imports but Node cannot find, as an error at
+ * the import in the user's source (Node names the temporary bundle instead); null for any other
+ * error.
  */
 function missingPackage(error: unknown, file: string, sources: string[]): FwError | null {
-  if ((error as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') return null
-  const name = /Cannot find package '([^']+)'/.exec((error as Error).message)?.[1]
-  if (name === undefined) return null
+  const missing = missingImport(error)
+  if (missing === null) return null
+  const { name, specifier } = missing
   // `from 'pkg'`, `import 'pkg'`, `import('pkg')`, `require('pkg')`, also with a subpath.
-  const specifier = new RegExp(
+  const written = new RegExp(
     `(?:from|import|require)\\s*\\(?\\s*(['"])${escapeRegExp(name)}(?:/[^'"]*)?\\1`,
   )
   let location = { file: displayPath(file), line: 1, column: 1 }
   for (const source of [file, ...sources.filter((s) => s !== file)]) {
     const lines = readFileSync(source, 'utf8').split('\n')
-    const at = lines.findIndex((line) => specifier.test(line))
+    const at = lines.findIndex((line) => written.test(line))
     if (at === -1) continue
     location = { file: displayPath(source), line: at + 1, column: lines[at]!.search(/\S/) + 1 }
     break
   }
-  return new FwError(
-    'FW_ROUTES_LOAD',
-    `${location.file} imports the package '${name}', which is not installed`,
-    {
-      hint: `Install it in the app (npm install ${name}) or fix the import.`,
-      location,
-      cause: error,
-    },
-  )
+  const [message, hint] =
+    specifier === name
+      ? [
+          `${location.file} imports the package '${name}', which is not installed`,
+          `Install it in the app (npm install ${name}) or fix the import.`,
+        ]
+      : [
+          `${location.file} imports '${specifier}', which the installed package '${name}' does not provide`,
+          `Check the path after '${name}' (its package.json "exports" lists what it provides), or the installed version (npm ls ${name}).`,
+        ]
+  return new FwError('FW_ROUTES_LOAD', message, { hint, location, cause: error })
+}
+
+/**
+ * The package an ERR_MODULE_NOT_FOUND or ERR_PACKAGE_PATH_NOT_EXPORTED is about, and what the
+ * import asked of it (`pkg`, or `pkg/sub/file.js`); null for another error or an unknown shape.
+ * @example
+ * // Cannot find module '/app/node_modules/pkg/nope.js' imported from ...
+ * missingImport(error) // { name: 'pkg', specifier: 'pkg/nope.js' }
+ */
+function missingImport(error: unknown): { name: string; specifier: string } | null {
+  const code = (error as { code?: string }).code
+  const message = error instanceof Error ? error.message : ''
+  if (code === 'ERR_MODULE_NOT_FOUND') {
+    const name = /Cannot find package '([^']+)'/.exec(message)?.[1]
+    if (name !== undefined) return { name, specifier: name }
+    // Only an import of the routes' own code (the bundle), not one inside a broken package.
+    const path = /Cannot find module '([^']+)' imported from .*\.fw-\d+-[0-9a-f]+\.mjs/.exec(
+      message,
+    )?.[1]
+    const inside = path?.split(/[\\/]node_modules[\\/]/).at(-1)
+    if (path === undefined || inside === undefined || inside === path) return null
+    return packageAndPath(inside.replaceAll('\\', '/'))
+  }
+  if (code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') {
+    const m = /subpath '\.\/([^']*)' is not defined by "exports" in (.+)[\\/]package\.json/.exec(
+      message,
+    )
+    const inside = m?.[2]?.split(/[\\/]node_modules[\\/]/).at(-1)
+    if (!m || inside === undefined || inside === m[2]) return null
+    return { name: inside.replaceAll('\\', '/'), specifier: `${inside}/${m[1]}` }
+  }
+  return null
+}
+
+/** `@scope/pkg/a.js` → { name: '@scope/pkg', specifier: '@scope/pkg/a.js' }. */
+function packageAndPath(specifier: string): { name: string; specifier: string } {
+  const parts = specifier.split('/')
+  const name = parts.slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
+  return { name, specifier }
 }
 
 /**

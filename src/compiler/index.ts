@@ -15,7 +15,8 @@ import { loadRoutesFile } from './load-routes.js'
 import { writeCache } from './write-cache.js'
 
 export { buildRouter, type BuildOutput, type BuildOptions } from './build.js'
-export { clearCache, writeCache, readManifest, assertSafeDir } from './write-cache.js'
+export { writeCache, readManifest, assertSafeDir } from './write-cache.js'
+export { clearCache } from './clear-cache.js'
 export { loadRoutesFile } from './load-routes.js'
 export { analyzeRoutes } from './analyze.js'
 
@@ -49,8 +50,13 @@ export async function buildCache(options: {
   return { manifest, written, register, milliseconds: performance.now() - started }
 }
 
-/** Errors about the table as a whole (an empty one) carry no route's location: name the file. */
-function withFileLocation<T>(file: string, run: () => T): T {
+/**
+ * Runs `run`, giving an error about the table as a whole (an empty one), which carries no route's
+ * location, the routes file's.
+ * @example
+ * withFileLocation(file, () => analyzeRoutes(registrar.routes, aliases))
+ */
+export function withFileLocation<T>(file: string, run: () => T): T {
   try {
     return run()
   } catch (error) {

@@ -2,7 +2,7 @@
  * Writes a build to the cache directory so that a reader never sees a half-written cache: the
  * generation folder is written under a temporary name and renamed, then the entries, then the
  * manifest last (each by atomic rename). The generation the previous manifest named stays for
- * processes still using it. `clearCache` deletes only what a build wrote.
+ * processes still using it. `clearCache` (clear-cache.ts) deletes only what a build wrote.
  *
  * Builds that run at once (two terminals, a watcher and a manual build, parallel CI steps) take
  * turns: publishing (read the previous manifest, write, prune) runs under an exclusive lock file
@@ -10,14 +10,13 @@
  * published, and router.mjs and manifest.json could each be left naming a different build.
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync } from 'node:fs'
-import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises'
+import { existsSync, realpathSync } from 'node:fs'
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
-import { isAbsolute, join, parse, relative, resolve, sep } from 'node:path'
+import { basename, dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path'
 import {
   ENTRY_FILE,
   ENTRY_TYPES_FILE,
-  GENERATED_MARK,
   GENERATION_PREFIX,
   ROUTES_ENTRY_FILE,
   MANIFEST_FILE,
@@ -133,41 +132,6 @@ async function entryGeneration(root: string): Promise<string | null> {
   return ENTRY_GENERATION.exec(text)?.[1] ?? null
 }
 
-/**
- * Removes what build wrote in `dir`; returns the removed names (empty when there was nothing).
- * Only a folder whose manifest is fw's counts as a cache, and in it only what build names so:
- * the manifest, entry files that start with fw's banner, and generation folders named as build
- * names them. Anything else there (a user's router.mjs, a folder called generation-old) stays.
- */
-export async function clearCache(dir: string): Promise<string[]> {
-  const root = assertSafeDir(dir)
-  if (!existsSync(join(root, MANIFEST_FILE))) return []
-  if (!isManifest(await readManifest(root))) {
-    throw new FwError(
-      'FW_CACHE_UNSAFE_DIR',
-      `"${join(root, MANIFEST_FILE)}" is not a manifest fw wrote`,
-      {
-        hint: 'Point --cache at the folder `fw route:cache build` wrote, such as .fw/cache; nothing was removed.',
-      },
-    )
-  }
-  const release = await acquireLock(root)
-  let ordered: string[]
-  try {
-    const ours: string[] = []
-    for (const name of await readdir(root))
-      if (name !== MANIFEST_FILE && name !== LOCK_FILE && (await wroteIt(root, name)))
-        ours.push(name)
-    // The manifest goes first, so an interrupted clear leaves no cache that looks complete.
-    ordered = [MANIFEST_FILE, ...ours]
-    for (const name of ordered) await rm(join(root, name), { recursive: true, force: true })
-  } finally {
-    await release()
-  }
-  if ((await readdir(root)).length === 0) await rmdir(root).catch(() => {})
-  return ordered
-}
-
 export async function readManifest(root: string): Promise<Manifest | null> {
   try {
     return JSON.parse(await readFile(join(root, MANIFEST_FILE), 'utf8')) as Manifest
@@ -179,27 +143,49 @@ export async function readManifest(root: string): Promise<Manifest | null> {
 /**
  * Refuses '', '/', '.', '..', and any folder that holds the working directory or the home
  * directory (`../.`, `a/..` or an absolute path to a parent are '..' too): clearing one of those
- * would reach beyond the cache. Also anything under /proc, /sys and /dev.
+ * would reach beyond the cache. Also anything under /proc, /sys and /dev. The same holds for the
+ * folder symbolic links lead to: `--cache link` where link points at / or at the home folder.
  */
 export function assertSafeDir(dir: string): string {
   const trimmed = dir.trim()
   const root = resolve(trimmed)
+  const real = realPath(root)
   const dangerous =
     ['', '.', '..', '/'].includes(trimmed.replace(/\/+$/, '') || '/') ||
-    root === parse(root).root ||
-    holds(root, homedir()) ||
-    holds(root, process.cwd()) ||
-    VIRTUAL_FS.test(root)
+    isDangerous(root) ||
+    isDangerous(real)
   if (dangerous) {
+    const leadsTo = real === root ? '' : ` (a link to "${real}")`
     throw new FwError(
       'FW_CACHE_UNSAFE_DIR',
-      `Refusing to use "${dir}" as the route cache directory`,
+      `Refusing to use "${dir}"${leadsTo} as the route cache directory`,
       {
         hint: 'Point --cache at a folder of its own, such as .fw/cache.',
       },
     )
   }
   return root
+}
+
+function isDangerous(root: string): boolean {
+  const home = homedir()
+  return (
+    root === parse(root).root ||
+    holds(root, home) ||
+    holds(root, realPath(home)) ||
+    holds(root, process.cwd()) ||
+    VIRTUAL_FS.test(root)
+  )
+}
+
+/** `path` with symbolic links resolved, as far as it exists (the rest is appended as written). */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    const parent = dirname(path)
+    return parent === path ? path : join(realPath(parent), basename(path))
+  }
 }
 
 // Kernel file systems: nothing to write there, and Node 20's recursive mkdir under /proc spins
@@ -230,15 +216,15 @@ async function assertOnlyOurs(root: string): Promise<void> {
 // (LOCK_NAME, cache-lock.ts).
 // GENERATION_PREFIX holds no regex syntax ('generation-').
 const GENERATION_PATTERN = `${GENERATION_PREFIX}\\d+-[0-9a-f]{8}`
-const GENERATION_NAME = new RegExp(`^${GENERATION_PATTERN}$`)
+export const GENERATION_NAME = new RegExp(`^${GENERATION_PATTERN}$`)
 // How router.mjs names the generation it re-exports: `./<generation>/index.mjs`.
 const ENTRY_GENERATION = new RegExp(`\\./(${GENERATION_PATTERN})/index\\.mjs`)
 const TMP_NAME = /^\.tmp-[0-9a-f]{12}$/
 const ENTRY_TMP_NAME = /^(router\.mjs|router\.d\.mts|routes\.mjs|manifest\.json)\.tmp-[0-9a-f]{12}$/
-const ENTRY_FILES = [ENTRY_FILE, ENTRY_TYPES_FILE, ROUTES_ENTRY_FILE]
+export const ENTRY_FILES = [ENTRY_FILE, ENTRY_TYPES_FILE, ROUTES_ENTRY_FILE]
 
 /** Whether build could have written an entry named `name` (what a fresh build may sit beside). */
-function isOurs(name: string): boolean {
+export function isOurs(name: string): boolean {
   return (
     name === MANIFEST_FILE ||
     ENTRY_FILES.includes(name) ||
@@ -246,28 +232,6 @@ function isOurs(name: string): boolean {
     TMP_NAME.test(name) ||
     ENTRY_TMP_NAME.test(name) ||
     LOCK_NAME.test(name)
-  )
-}
-
-/** Whether build wrote `name` in `root`: its name, and for an entry file its banner, say so. */
-async function wroteIt(root: string, name: string): Promise<boolean> {
-  if (!isOurs(name)) return false
-  if (!ENTRY_FILES.includes(name)) return true
-  const text = await readFile(join(root, name), 'utf8').catch(() => '')
-  return text.startsWith(GENERATED_MARK)
-}
-
-/** Whether `value` has the shape of the manifest build writes. */
-function isManifest(value: unknown): value is Manifest {
-  const m = value as Partial<Manifest> | null
-  return (
-    typeof m === 'object' &&
-    m !== null &&
-    typeof m.formatVersion === 'number' &&
-    typeof m.generation === 'string' &&
-    GENERATION_NAME.test(m.generation) &&
-    typeof m.fingerprint === 'string' &&
-    Array.isArray(m.shards)
   )
 }
 

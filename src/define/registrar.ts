@@ -19,6 +19,10 @@ export type { RouteOptions, GroupOptions } from './options.js'
 
 export type GroupCallback = (r: Registrar) => void
 
+// A custom alias name: a word, so that `name:params` in a route's middleware splits as it does for
+// the built-ins.
+const ALIAS_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/
+
 interface Scope {
   id: number
   prefix: string
@@ -172,8 +176,27 @@ export class Registrar {
     }
   }
 
-  /** Registers a custom middleware alias usable by name in this routes file. */
+  /**
+   * Registers a custom middleware alias usable by name in this routes file. The name is a word
+   * without `:` (what follows a `:` in a route's alias string is its parameters); the middleware
+   * is a function (or a string the kernel resolves): a number or an object would pass the build
+   * and then be ignored, or fail, when the server starts.
+   */
   alias(name: string, middleware: MiddlewareRef): this {
+    if (typeof name !== 'string' || !ALIAS_NAME.test(name)) {
+      throw this.#error(
+        'FW_MIDDLEWARE_INVALID',
+        `alias(): ${typeof name === 'string' ? JSON.stringify(name) : typeof name} is not a middleware alias name`,
+        'Name aliases with letters, digits, "_", "-" and ".", e.g. r.alias("tenant", fn); no ":" or spaces.',
+      )
+    }
+    if (typeof middleware !== 'function' && typeof middleware !== 'string') {
+      throw this.#error(
+        'FW_MIDDLEWARE_INVALID',
+        `alias("${name}"): the middleware must be a function, not ${middleware === null ? 'null' : typeof middleware}`,
+        'Pass the middleware function itself: r.alias("tenant", (req, next) => next(req)).',
+      )
+    }
     this.aliases.set(name, middleware)
     return this
   }

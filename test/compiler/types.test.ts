@@ -37,6 +37,12 @@ const ROUTES = `export default (r) => {
   })
   r.get('/posts/{slug:slug}/{page?}', () => 'post', 'posts.show')
   r.get('/proto', () => 'proto', '__proto__')
+  r.get('/files/{path:.*}', () => 'file', 'files.show')
+  r.group({ domain: '{account}.example.com', name: 'tenant.' }, (r) => {
+    r.get('/whoami', () => 'me', 'whoami')
+  })
+  r.get('/café/{code:[A-Z]{3}}', () => 'menu', 'café-menu.ünï')
+  r.get('/unnamed/{id}', () => 'unnamed')
 }
 `
 
@@ -57,6 +63,10 @@ export const urls: string[] = [
   urlFor('home', {}, { filter: { status: ['open', 'closed'], range: { from: 1 } } }),
   urlFor('home', {}, { list: [{ id: 1 }, { id: 2 }], matrix: [[1, 2], [3]], skip: null }),
   urlFor('__proto__'),
+  // A catch-all, a domain placeholder, a name with a dash and non-ASCII letters.
+  urlFor('files.show', { path: 'a/b' }),
+  urlFor('tenant.whoami', { account: 'acme' }, {}, true),
+  urlFor('café-menu.ünï', { code: 'ABC' }),
 ]
 
 const hit = match('GET', '/api/v1/users/1')
@@ -74,6 +84,10 @@ const FAIL_LINES = {
   paramsOnParamless: `export const g = urlFor('home', { id: 1 })`,
   symbolInQuery: `export const h = urlFor('home', {}, { range: { from: Symbol('x') } })`,
   functionInQuery: `export const i = urlFor('home', {}, { list: [() => 1] })`,
+  missingCatchAll: `export const j = urlFor('files.show')`,
+  missingDomainParam: `export const k = urlFor('tenant.whoami', {})`,
+  unprefixedName: `export const l = urlFor('whoami', { account: 'acme' })`,
+  mistypedUnicodeName: `export const m = urlFor('cafe-menu.uni', { code: 'ABC' })`,
 }
 const FAIL =
   [`import { urlFor } from './cache/router.mjs'`, '', ...Object.values(FAIL_LINES)].join('\n') +

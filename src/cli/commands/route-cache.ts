@@ -83,7 +83,7 @@ async function watchBuild(
 
 async function clear(flags: { routes?: string; cache?: string }, output: Output): Promise<void> {
   const paths = await resolvePaths({ ...flags, routes: flags.routes ?? 'unused' })
-  const { clearCache } = await import('../../compiler/write-cache.js')
+  const { clearCache } = await import('../../compiler/clear-cache.js')
   const removed = await clearCache(paths.cache)
   const where = relative(process.cwd(), paths.cache) || paths.cache
   output.out(

@@ -23,10 +23,13 @@ export function registerRoutesListCommand(program: Command, output: Output): voi
     .option('--json', 'print JSON')
     .action(async (flags: { routes?: string; json?: boolean }) => {
       const paths = await resolvePaths({ ...flags, cache: 'unused' })
-      const { loadRoutesFile, analyzeRoutes } = await import('../../compiler/index.js')
+      const { loadRoutesFile, analyzeRoutes, withFileLocation } =
+        await import('../../compiler/index.js')
       const { describeHandler, describeMiddleware } = await import('../../shared/route-record.js')
-      const { registrar } = await loadRoutesFile(paths.routes)
-      analyzeRoutes(registrar.routes, new Set(registrar.aliases.keys()))
+      const { registrar, file } = await loadRoutesFile(paths.routes)
+      withFileLocation(file, () =>
+        analyzeRoutes(registrar.routes, new Set(registrar.aliases.keys())),
+      )
       const rows: RouteRow[] = registrar.routes.map((r) => ({
         method: r.method,
         host: r.host,

@@ -1,0 +1,98 @@
+/**
+ * `fw route:cache clear`: removes what build wrote in a cache folder (write-cache.ts) and nothing
+ * else, under the same lock as a build, so that a clear never pulls a generation from under a
+ * build that is publishing it.
+ */
+import { existsSync, statSync } from 'node:fs'
+import { readdir, readFile, rm, rmdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { GENERATED_MARK, MANIFEST_FILE, type Manifest } from '../shared/cache-format.js'
+import { FwError } from '../shared/errors.js'
+import { acquireLock, LOCK_FILE } from './cache-lock.js'
+import { assertSafeDir, ENTRY_FILES, GENERATION_NAME, isOurs, readManifest } from './write-cache.js'
+
+/**
+ * Removes what build wrote in `dir`; returns the removed names (empty when there was nothing).
+ * Only a folder whose manifest is fw's counts as a cache, and in it only what build names so:
+ * the manifest, entry files that start with fw's banner, and generation folders named as build
+ * names them. Anything else there (a user's router.mjs, a folder called generation-old) stays.
+ * A folder without a manifest is cleared too when fw's own files say a build or a clear was cut
+ * short there (an entry file with fw's banner, or a generation whose index.mjs has it): a clear
+ * removes the manifest first, so running it again must finish the job.
+ */
+export async function clearCache(dir: string): Promise<string[]> {
+  const root = assertSafeDir(dir)
+  if (!isFolder(root)) return []
+  const hasManifest = existsSync(join(root, MANIFEST_FILE))
+  if (hasManifest && !isManifest(await readManifest(root))) {
+    throw new FwError(
+      'FW_CACHE_UNSAFE_DIR',
+      `"${join(root, MANIFEST_FILE)}" is not a manifest fw wrote`,
+      {
+        hint: 'Point --cache at the folder `fw route:cache build` wrote, such as .fw/cache; nothing was removed.',
+      },
+    )
+  }
+  if (!hasManifest && !(await holdsLeftovers(root))) return []
+  const release = await acquireLock(root)
+  let ordered: string[]
+  try {
+    const ours: string[] = []
+    for (const name of await readdir(root))
+      if (name !== MANIFEST_FILE && name !== LOCK_FILE && (await wroteIt(root, name)))
+        ours.push(name)
+    // The manifest goes first, so an interrupted clear leaves no cache that looks complete.
+    const manifest = existsSync(join(root, MANIFEST_FILE)) ? [MANIFEST_FILE] : []
+    ordered = [...manifest, ...ours]
+    for (const name of ordered) await rm(join(root, name), { recursive: true, force: true })
+  } finally {
+    await release()
+  }
+  if ((await readdir(root)).length === 0) await rmdir(root).catch(() => {})
+  return ordered
+}
+
+/** Whether a folder without a manifest holds what only fw writes: a bannered entry or generation. */
+async function holdsLeftovers(root: string): Promise<boolean> {
+  for (const name of await readdir(root)) {
+    const bannered = ENTRY_FILES.includes(name)
+      ? join(root, name)
+      : GENERATION_NAME.test(name)
+        ? join(root, name, 'index.mjs')
+        : null
+    if (bannered === null) continue
+    const text = await readFile(bannered, 'utf8').catch(() => '')
+    if (text.startsWith(GENERATED_MARK)) return true
+  }
+  return false
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/** Whether build wrote `name` in `root`: its name, and for an entry file its banner, say so. */
+async function wroteIt(root: string, name: string): Promise<boolean> {
+  if (!isOurs(name)) return false
+  if (!ENTRY_FILES.includes(name)) return true
+  const text = await readFile(join(root, name), 'utf8').catch(() => '')
+  return text.startsWith(GENERATED_MARK)
+}
+
+/** Whether `value` has the shape of the manifest build writes. */
+function isManifest(value: unknown): value is Manifest {
+  const m = value as Partial<Manifest> | null
+  return (
+    typeof m === 'object' &&
+    m !== null &&
+    typeof m.formatVersion === 'number' &&
+    typeof m.generation === 'string' &&
+    GENERATION_NAME.test(m.generation) &&
+    typeof m.fingerprint === 'string' &&
+    Array.isArray(m.shards)
+  )
+}
