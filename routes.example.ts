@@ -131,21 +131,35 @@ export default defineRoutes((r) => {
     )
     r.get(
       '/negotiate',
-      (req: FwRequest) => ({
-        type: req.getAttribute('negotiated.type'),
-        charset: req.getAttribute('negotiated.charset'),
-        locale: req.getAttribute('locale'),
-      }),
+      (req: FwRequest) => {
+        const type = req.getAttribute('negotiated.type')
+        const charset = req.getAttribute('negotiated.charset')
+        const locale = req.getAttribute('locale')
+        // Each attribute under its name, and a dotted name nested as well (negotiated.type).
+        return {
+          'negotiated.type': type,
+          'negotiated.charset': charset,
+          locale,
+          negotiated: { type, charset },
+        }
+      },
       { name: 'negotiate', middleware: ['negotiate'] },
     )
     r.get(
       '/attributes',
-      (req: FwRequest) => ({
-        client_ip: req.getAttribute('client_ip'),
-        request_id: req.getAttribute('request_id'),
-        trace_id: req.getAttribute('trace.trace_id'),
-        route: req.getAttribute('route.name'),
-      }),
+      (req: FwRequest) => {
+        const traceId = req.getAttribute('trace.trace_id')
+        const routeName = req.getAttribute('route.name')
+        // Each attribute under its name, and a dotted name nested as well (trace.trace_id).
+        return {
+          client_ip: req.getAttribute('client_ip'),
+          request_id: req.getAttribute('request_id'),
+          'trace.trace_id': traceId,
+          'route.name': routeName,
+          trace: { trace_id: traceId },
+          route: { name: routeName },
+        }
+      },
       'attributes',
     )
     r.get('/files/{path:.*}', echoParam('path'), 'files')

@@ -294,7 +294,12 @@ describe('the example app: errors and attributes', () => {
       'accept-charset': 'iso-8859-1',
       'accept-language': 'fr, en;q=0.5',
     })
-    expect(answer.json()).toEqual({ type: 'text/html', charset: 'iso-8859-1', locale: 'fr' })
+    expect(answer.json()).toEqual({
+      'negotiated.type': 'text/html',
+      'negotiated.charset': 'iso-8859-1',
+      locale: 'fr',
+      negotiated: { type: 'text/html', charset: 'iso-8859-1' },
+    })
   })
 
   it('sets client_ip, request_id, trace id and route name', async () => {
@@ -306,8 +311,10 @@ describe('the example app: errors and attributes', () => {
     expect(answer.json()).toEqual({
       client_ip: '127.0.0.1',
       request_id: 'req-123',
-      trace_id: traceId,
-      route: 'demo.attributes',
+      'trace.trace_id': traceId,
+      'route.name': 'demo.attributes',
+      trace: { trace_id: traceId },
+      route: { name: 'demo.attributes' },
     })
     expect(answer.headers['x-request-id']).toBe('req-123')
   })

@@ -163,6 +163,9 @@ describe('the example app: authentication', () => {
       from('10.0.0.5'),
     )
     expect(await unsupported.json()).toMatchObject({ error: 'unsupported_grant_type' })
+    // An OAuth error carries the headers of every error response (DESIGN).
+    expect(unsupported.headers.get('cache-control')).toBe('no-store')
+    expect(unsupported.headers.get('x-content-type-options')).toBe('nosniff')
   })
 
   it('lets admins list users and answers 403 to others', async () => {
