@@ -2,7 +2,7 @@
  * The HTTP server host used by `fw serve`: sensible timeouts, a graceful drain on SIGTERM/SIGINT,
  * and a kernel reference that `--watch` can swap between requests.
  */
-import { createServer, type Server } from 'node:http'
+import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http'
 import { FwError } from '../shared/errors.js'
 import type { Kernel } from '../runtime/kernel.js'
 import { attachKernel } from '../runtime/node-adapter.js'
@@ -16,18 +16,51 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
+/**
+ * Idle keep-alive connections live a little longer than the 60 s idle timeout of common proxies
+ * and load balancers (AWS ALB, nginx's upstream keepalive_timeout), so the proxy, not fw, closes
+ * them and never sends a request down a connection fw is closing.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000
+/**
+ * A client has 20 s to send a request's headers (slowloris), 60 s for the whole request, uploads
+ * included. Since Node 18 the headers clock starts at the request's first byte, not when the
+ * connection turned idle, so it need not exceed the keep-alive timeout; Node refuses a headers
+ * timeout over the request timeout (ERR_OUT_OF_RANGE).
+ */
+export const HEADERS_TIMEOUT_MS = 20_000
+export const REQUEST_TIMEOUT_MS = 60_000
+/** How often Node looks for requests over those timeouts (its default, 30 s, would double them). */
+const TIMEOUT_CHECK_MS = 2_000
+
 /** Starts listening; a port in use, a port that needs privileges or a host that is not this machine's is a user error. */
 export async function startServer(
   kernel: Kernel,
   options: { port: number; host: string },
 ): Promise<RunningServer> {
   let current = kernel
+  let closing = false
+  // Once draining, every response not begun yet says `Connection: close`: a keep-alive client
+  // would otherwise send its next request down a connection closed under it (ECONNRESET).
+  // writeHead is where Node decides (streamed bodies reach it too, through _implicitHeader); a
+  // flag read there costs a request nothing, where a listener or a Set of responses would.
+  class Response<R extends IncomingMessage> extends ServerResponse<R> {
+    override writeHead(...args: unknown[]): this {
+      if (closing) this.shouldKeepAlive = false
+      return (super.writeHead as (...a: unknown[]) => this).apply(this, args)
+    }
+  }
   // Requests, and what Node's parser refuses or would answer itself: JSON errors too, in order.
-  const server = attachKernel(createServer(), () => current)
-  // Keep-alive a little longer than common proxies' idle timeouts; bound slow headers/bodies.
-  server.keepAliveTimeout = 65_000
-  server.headersTimeout = 66_000
-  server.requestTimeout = 60_000
+  const server = attachKernel(
+    createServer({
+      ServerResponse: Response,
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+    }),
+    () => current,
+  )
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options)))
     server.listen(options.port, options.host, () => resolve())
@@ -43,6 +76,7 @@ export async function startServer(
     },
     close: () =>
       new Promise<void>((resolve) => {
+        closing = true
         // Keep-alive connections turn idle as their last response ends: close them as they do.
         const sweep = setInterval(() => server.closeIdleConnections(), 50)
         server.close(() => {

@@ -10,8 +10,11 @@ import type { BuildCacheResult } from '../compiler/index.js'
 export interface WatchOptions {
   routesFile: string
   cacheDir: string
-  /** Called after every successful build (the first one included). */
-  onBuild: (result: BuildCacheResult, changed: string[]) => void
+  /**
+   * Called after every successful build (the first one included). The next build waits for the
+   * promise it returns: a reload that finishes after a newer one would swap in older routes.
+   */
+  onBuild: (result: BuildCacheResult, changed: string[]) => void | Promise<void>
   /** Called when a build fails; the previous cache stays in use. */
   onError: (error: unknown, changed: string[]) => void
 }
@@ -48,7 +51,7 @@ export function watchRoutes(options: WatchOptions): RouteWatcher {
       watcher.unwatch([...watched].filter((f) => !next.has(f)))
       watcher.add([...next].filter((f) => !watched.has(f)))
       watched = next
-      options.onBuild(result, changed)
+      await options.onBuild(result, changed)
     } catch (error) {
       options.onError(error, changed)
     }

@@ -2,7 +2,8 @@
  * `fw init` where the folder cannot be made or written: one user error line naming the path, a
  * hint, exit 1; and the `next:` line it prints can be pasted into a shell as it is.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -12,6 +13,7 @@ import {
   lines,
   list,
   makeProject,
+  REPO_ROOT,
   runFw,
   runNode,
   type RunResult,
@@ -102,5 +104,57 @@ describe('fw init, next steps', () => {
     expect(lines(plain.stdout)).toContain(
       'next: cd apps/my-app && npm install && npx fw serve --watch',
     )
+  })
+})
+
+describe('fw init never writes through what is there', () => {
+  it('counts a symbolic link pointing nowhere as a file that is there, and creates nothing where it points', async () => {
+    const dir = makeProject()
+    symlinkSync(join(dir, 'elsewhere.ts'), join(dir, 'routes.ts'))
+    const result = await runFw(['init', '.'], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(lines(result.stderr)[0]).toBe('error . already has routes.ts [FW_INIT_EXISTS]')
+    expect(list(dir)).toEqual(['routes.ts'])
+    expect(existsSync(join(dir, 'elsewhere.ts'))).toBe(false)
+  })
+})
+
+describe('the scaffolded server.mjs', () => {
+  /** `fw init` into a fresh folder, with this copy of fw installed as npm would link it. */
+  async function scaffold(): Promise<string> {
+    const dir = join(makeProject(), 'app')
+    expect((await runFw(['init', dir], { cwd: REPO_ROOT })).code).toBe(0)
+    mkdirSync(join(dir, 'node_modules'))
+    symlinkSync(REPO_ROOT, join(dir, 'node_modules', 'fw'), 'dir')
+    return dir
+  }
+
+  it('says to build the cache when there is none: one line, exit 1, no stack', async () => {
+    const dir = await scaffold()
+    const result = await runNode([join(dir, 'server.mjs')], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(lines(result.stderr)).toEqual([
+      `error no route cache in ${join(dir, '.fw', 'cache')}: run \`npx fw route:cache build\` first`,
+    ])
+  })
+
+  it('reports a port in use in one line, exit 1, no stack', async () => {
+    const dir = await scaffold()
+    expect((await runFw(['route:cache', 'build'], { cwd: dir })).code).toBe(0)
+    const busy = createServer()
+    await new Promise<void>((done) => busy.listen(0, '127.0.0.1', done))
+    try {
+      const { port } = busy.address() as AddressInfo
+      const result = await runNode([join(dir, 'server.mjs')], {
+        cwd: dir,
+        env: { PORT: String(port) },
+      })
+      expect(result.code).toBe(1)
+      expect(lines(result.stderr)).toEqual([
+        `error cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}`,
+      ])
+    } finally {
+      busy.close()
+    }
   })
 })

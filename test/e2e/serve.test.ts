@@ -74,7 +74,7 @@ describe('fw serve', () => {
       cwd: dir,
     })
     try {
-      expect(app.output()).toMatch(/\(2 workers, watching\)/)
+      expect(app.output()).toMatch(/\(3 routes, development, 2 workers, watching\)/)
       writeFileSync(
         join(dir, 'routes.mjs'),
         ROUTES("r.get('/new', () => ({ fresh: true }), 'new')"),
@@ -514,7 +514,7 @@ describe('a broken fw.config', () => {
     const result = await runFw(['route:cache', 'build'], { cwd: dir })
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(
-      /error fw\.config\.mjs:1:1: The config file must export an object as its default export \[FW_CONFIG_INVALID\]/,
+      /error fw\.config\.mjs:1:1: The config file must export an object as its default export, not "routes.mjs" \[FW_CONFIG_INVALID\]/,
     )
   })
 })

@@ -1,7 +1,7 @@
 /** `fw init [DIR]`: scaffold an app from templates/init (never overwrites a file). */
 import type { Command } from 'commander'
 import pc from 'picocolors'
-import { existsSync, statSync } from 'node:fs'
+import { constants, existsSync, lstatSync, statSync } from 'node:fs'
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -32,7 +32,7 @@ export function registerInitCommand(program: Command, output: Output): void {
           },
         )
       }
-      const clashes = names.map((n) => RENAMES[n] ?? n).filter((n) => existsSync(join(target, n)))
+      const clashes = names.map((n) => RENAMES[n] ?? n).filter((n) => taken(join(target, n)))
       if (clashes.length > 0) {
         const { FwError } = await import('../../shared/errors.js')
         throw new FwError(
@@ -45,8 +45,14 @@ export function registerInitCommand(program: Command, output: Output): void {
       }
       try {
         await makeFolder(target)
+        // EXCL: a file made since the check above is not overwritten, and a symbolic link is not
+        // followed to write wherever it points.
         for (const name of names)
-          await copyFile(join(TEMPLATES, name), join(target, RENAMES[name] ?? name))
+          await copyFile(
+            join(TEMPLATES, name),
+            join(target, RENAMES[name] ?? name),
+            constants.COPYFILE_EXCL,
+          )
         // fw is installed from this copy of it (the "fw" name on the npm registry is not this project).
         const manifest = join(target, 'package.json')
         const text = await readFile(manifest, 'utf8')
@@ -129,6 +135,17 @@ function fileInTheWay(target: string): string | undefined {
   for (let at = target; ; at = dirname(at)) {
     if (isFile(at)) return at
     if (dirname(at) === at) return undefined
+  }
+}
+
+/** Whether something is at `path`: a symbolic link counts, even one pointing nowhere. */
+function taken(path: string): boolean {
+  try {
+    lstatSync(path)
+    return true
+  } catch {
+    // Missing, or not reachable (a parent is a file, no permission): said when it is written.
+    return false
   }
 }
 

@@ -1,0 +1,70 @@
+/**
+ * How `fw serve` stops: the first SIGTERM or SIGINT starts a drain (no new connections, in-flight
+ * requests finish, for up to 10 s); a repeated SIGTERM changes nothing, since process managers
+ * and scripts repeat it and it must not cut off the requests the first one let finish; a second
+ * SIGINT (Ctrl-C twice) is a person who does not want to wait: the requests are cut off at once.
+ */
+import type { RunningServer } from './server.js'
+
+/** How long in-flight requests may run after the stop signal before they are cut off. */
+export const DRAIN_MS = 10_000
+
+export interface StopSignal {
+  /** Resolves with the first signal's name. */
+  received: Promise<NodeJS.Signals>
+  /** Called on a second SIGINT; until then (and after `dispose`) it does nothing. */
+  onInterruptAgain(cut: () => void): void
+  /** Removes the listeners (a process that keeps running, such as a test, keeps none behind). */
+  dispose(): void
+}
+
+/** Listens for SIGTERM and SIGINT from now on. */
+export function listenForStop(): StopSignal {
+  let resolve!: (signal: NodeJS.Signals) => void
+  const received = new Promise<NodeJS.Signals>((r) => (resolve = r))
+  let first: NodeJS.Signals | null = null
+  let cut: (() => void) | null = null
+  const on = (signal: NodeJS.Signals): void => {
+    if (first === null) {
+      first = signal
+      return resolve(signal)
+    }
+    if (signal === 'SIGINT') cut?.()
+  }
+  process.on('SIGTERM', on)
+  process.on('SIGINT', on)
+  return {
+    received,
+    onInterruptAgain: (fn) => {
+      cut = fn
+    },
+    dispose: () => {
+      process.off('SIGTERM', on)
+      process.off('SIGINT', on)
+    },
+  }
+}
+
+/**
+ * Stops accepting connections and waits for the in-flight requests, cutting them off after
+ * DRAIN_MS or when `stop.onInterruptAgain` fires.
+ */
+export async function drain(
+  server: RunningServer,
+  stop: StopSignal,
+  warn: (line: string) => void,
+): Promise<void> {
+  let cut = false
+  const cutOff = (why: string): void => {
+    if (cut) return
+    cut = true
+    warn(`cut off the in-flight requests still running ${why}`)
+    server.server.closeAllConnections()
+  }
+  // Idle connections are closed as they turn idle (server.close): what is left is still working.
+  const timer = setTimeout(() => cutOff(`${DRAIN_MS / 1000} s after the stop signal`), DRAIN_MS)
+  timer.unref()
+  stop.onInterruptAgain(() => cutOff('at the second Ctrl-C'))
+  await server.close()
+  clearTimeout(timer)
+}
