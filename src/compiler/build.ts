@@ -9,14 +9,9 @@ import { CACHE_FORMAT_VERSION, GENERATION_PREFIX, type Manifest } from '../share
 import { fingerprintRoutes, type RouteRecord } from '../shared/route-record.js'
 import { analyzeRoutes, type HostGroup, type RouteTable } from './analyze.js'
 import { BANNER } from './emit/code.js'
-import {
-  emitIndexModule,
-  emitNamesModule,
-  emitRoutesFiles,
-  hostParamFields,
-  type PlannedGroup,
-} from './emit/modules.js'
+import { emitIndexModule, hostParamFields, type PlannedGroup } from './emit/modules.js'
 import { emitShard, partVariants, planShards, type Shard } from './emit/shards.js'
+import { emitNamesModule, emitRoutesFiles } from './emit/tables.js'
 import { emitTypes } from './emit/types.js'
 import { buildMethodTables, type MethodTable } from './trie.js'
 

@@ -1,13 +1,13 @@
 /**
- * Emits the modules of one generation besides the shards: `index.mjs` (match, urlFor, routes),
- * `__routes.mjs` (the route table's metadata) and `__names.mjs` (name → pre-parsed pattern).
+ * Emits `index.mjs` of one generation (match, urlFor, routes): method dispatch, host groups, the
+ * statics matched in place and the first-segment dispatch to the shards. The route table and
+ * name modules are in tables.ts, the shards in shards.ts.
  */
 import { HTTP_METHODS, type HttpMethod } from '../../shared/methods.js'
 import type { Variant } from '../analyze.js'
 import { METHOD_KEYS, type MethodKey } from '../trie.js'
 import { escapeRegExp, type Segment } from '../../shared/pattern.js'
-import { describeHandler, describeMiddleware } from '../../shared/route-record.js'
-import type { AnalyzedRoute, HostGroup } from '../analyze.js'
+import type { HostGroup } from '../analyze.js'
 import {
   BANNER,
   CodeWriter,
@@ -17,6 +17,7 @@ import {
   propKey,
   safeComment,
 } from './code.js'
+import { emitMatch } from './match.js'
 import type { Shard } from './shards.js'
 
 export interface PlannedGroup {
@@ -26,108 +27,6 @@ export interface PlannedGroup {
   id: string
   /** Static paths matched in index.mjs itself (a switch on the length), by method. */
   inlined: Map<MethodKey, Map<string, Variant>>
-}
-
-/**
- * `__routes.json` (one route per line) and `__routes.mjs`, which reads it. A record is parsed the
- * first time something asks for it (`route(id)`: the index's static hits at import, a shard's
- * routes when it loads), so importing the router does not parse thousands of records it may never
- * return. `ROUTES`, the whole table as a frozen array, is filled on first use.
- */
-export function emitRoutesFiles(routes: readonly AnalyzedRoute[]): {
-  json: string
-  module: string
-} {
-  const rows = routes.map(({ record: r }) =>
-    JSON.stringify({
-      id: r.id,
-      method: r.method,
-      host: r.host,
-      path: r.path,
-      name: r.name,
-      middleware: r.middleware.map(describeMiddleware),
-      handler: describeHandler(r.handler),
-    }),
-  )
-  const module = [
-    BANNER(
-      'The route table (metadata of every route, indexed by route id), read from __routes.json.',
-    ),
-    `import { readFileSync } from 'node:fs'`,
-    '',
-    `const COUNT = ${routes.length}`,
-    "const text = readFileSync(new URL('./__routes.json', import.meta.url), 'utf8')",
-    '// Line 0 is "[", line id + 1 holds route id (with a trailing comma but on the last).',
-    'let lines = null',
-    'const records = new Array(COUNT).fill(null)',
-    '',
-    '/** The frozen metadata of route `id`: parsed on first use, the same object every time. */',
-    'export function route(id) {',
-    '  let record = records[id]',
-    '  if (record === null) {',
-    "    lines ??= text.split('\\n')",
-    '    const line = lines[id + 1]',
-    "    record = JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line)",
-    '    Object.freeze(record.middleware)',
-    '    records[id] = record = Object.freeze(record)',
-    '  }',
-    '  return record',
-    '}',
-    '',
-    '// The whole table: a frozen array of the same records, filled when first touched.',
-    'const table = []',
-    'function fill() {',
-    '  if (Object.isFrozen(table)) return',
-    '  for (let id = 0; id < COUNT; id++) table.push(route(id))',
-    '  Object.freeze(table)',
-    '}',
-    'const handler = {}',
-    "for (const trap of ['get', 'set', 'has', 'deleteProperty', 'defineProperty', 'getOwnPropertyDescriptor', 'ownKeys', 'getPrototypeOf', 'setPrototypeOf', 'isExtensible', 'preventExtensions']) {",
-    '  handler[trap] = (target, ...rest) => (fill(), Reflect[trap](target, ...rest))',
-    '}',
-    'export const ROUTES = new Proxy(table, handler)',
-    '',
-  ].join('\n')
-  return { json: `[\n${rows.join(',\n')}\n]\n`, module }
-}
-
-/** `__names.mjs`: for each named route, its host and path as literal parts and parameters. */
-export function emitNamesModule(routes: readonly AnalyzedRoute[]): string {
-  const rows = routes
-    .filter((r) => r.record.name !== null)
-    .map((r) => {
-      const host = r.hostSegments === null ? null : toParts(r.hostSegments, '.', '')
-      return `  ${propKey(r.record.name!)}: [${lit(host)}, ${lit(toParts(r.segments, '/', '/'))}],`
-    })
-  return [
-    BANNER(
-      'Route names for urlFor: [host parts | null, path parts]; a part is text or [name, type, regex, optional].',
-    ),
-    'export const NAMES = Object.freeze({',
-    '  __proto__: null,',
-    ...rows,
-    '})',
-    '',
-  ].join('\n')
-}
-
-function toParts(segments: readonly Segment[], separator: string, lead: string): unknown[] {
-  const parts: unknown[] = []
-  let text = ''
-  segments.forEach((segment, i) => {
-    text += i === 0 ? lead : separator
-    if (segment.kind === 'static') {
-      text += segment.value
-      return
-    }
-    parts.push(text)
-    text = ''
-    const regex = segment.type === 'string' ? null : segment.regex
-    parts.push([segment.name, segment.type, regex, segment.optional])
-  })
-  if (segments.length === 0) text = lead
-  if (text !== '') parts.push(text)
-  return parts
 }
 
 /** A regex with one named group per host parameter, tested against the normalised Host. */
@@ -388,143 +287,4 @@ function emitMethod(out: CodeWriter, groups: readonly PlannedGroup[], method: Me
     out.line('return null')
   })
   out.line()
-}
-
-function emitMatch(
-  out: CodeWriter,
-  methods: HttpMethod[],
-  {
-    explicitHead,
-    hasHosts,
-    usesNoneIn,
-  }: { explicitHead: boolean; hasHosts: boolean; usesNoneIn: boolean },
-): void {
-  const hasGet = methods.includes('GET')
-  if (methods.includes('HEAD')) {
-    out.line('// HEAD: explicit HEAD routes first, then GET routes.')
-    const head = !explicitHead
-      ? 'GET(path, host)'
-      : hasGet
-        ? 'HEAD_ONLY(path, host) ?? GET(path, host)'
-        : 'HEAD_ONLY(path, host)'
-    out.line(`function HEAD(path, host) { return ${head} }`)
-    out.line()
-  }
-  out.line(`const ALLOWABLE = [${methods.map((m) => `[${lit(m)}, ${m}]`).join(', ')}]`)
-  out.line()
-  if (usesNoneIn) {
-    out.line(
-      "/** Whether a shard's any-method walk finds nothing (a malformed escape: it may, miss() decides). */",
-    )
-    out.block('function noneIn(any, path, e1, hp) {', () => {
-      out.block('try {', () => out.line('return any(path, e1, hp) === null'), '} catch {')
-      out.line('  return false')
-      out.line('}')
-    })
-    out.line()
-  }
-  out.line(
-    '/** A miss settled without the any-method walk: 404, unless an escape may make it a hit (see match). */',
-  )
-  out.block('function settled(path) {', () =>
-    out.line("return path.indexOf('%') === -1 ? NOT_FOUND : null"),
-  )
-  out.line()
-  out.line(
-    '/** 404 unless some method matches the path (one walk); then the exact 405 allow list. */',
-  )
-  out.block('function miss(path, host) {', () => {
-    out.block(
-      'try {',
-      () => out.line('if (ANY(path, host) === null) return NOT_FOUND'),
-      '} catch {}',
-    )
-    out.line('const allow = []')
-    out.block('for (const [method, find] of ALLOWABLE) {', () => {
-      out.block(
-        'try {',
-        () => {
-          out.line('const r = find(path, host)')
-          out.line('if (r !== null && r !== NOT_FOUND) allow.push(method)')
-        },
-        '} catch {',
-      )
-      out.line('  allow.push(method)')
-      out.line('}')
-    })
-    out.line('return allow.length === 0 ? NOT_FOUND : { status: 405, allow }')
-  })
-  out.line()
-  out.line('/**')
-  out.line(
-    ' * Finds the route for a request. `path` is the URL path without its query string; `host` the',
-  )
-  out.line(
-    ' * Host header (only consulted by domain routes). Returns { route, params }, or { status: 404 },',
-  )
-  out.line(' * { status: 405, allow }, or { status: 400 } for a malformed %-escape in a parameter.')
-  out.line(
-    ' * Equivalent URLs (RFC 3986 6.2.2: `/users/%34%32` and `/users/42`) match the same route.',
-  )
-  out.line(' * This is the hot path: change with care and run `npm run bench`.')
-  out.line(' */')
-  const dispatch = (): void => {
-    out.line('let r = null')
-    out.block('switch (method) {', () => {
-      for (const m of methods) out.line(`case ${lit(m)}: r = ${m}(path, host); break`)
-    })
-    out.line('if (r !== null) return r')
-  }
-  out.block('export function match(method, path, host) {', () => {
-    out.line('if (path.charCodeAt(0) !== 47) return NOT_FOUND')
-    out.line(
-      'if (path.length > 1 && path.charCodeAt(path.length - 1) === 47) path = path.slice(0, -1)',
-    )
-    out.line(
-      hasHosts
-        ? "host = host === undefined || host === null ? '' : normalizeHost(host)"
-        : '// no domain routes: host is not consulted',
-    )
-    // The cold paths are functions of their own: the less code here, the more V8 inlines.
-    out.block('try {', dispatch, '} catch (error) {')
-    out.line('  return failed(error, method, path, host)')
-    out.line('}')
-    out.line('return unmatched(method, path, host)')
-  })
-  out.line()
-  out.line('/** A walk threw: match the normal form, or 400 for a malformed escape. */')
-  out.block('function failed(error, method, path, host) {', () => {
-    out.line(
-      'if (error?.fwDenormalized === true) return matchNormal(method, normalizePath(path), host)',
-    )
-    out.line('if (error?.fwMalformed === true) return BAD_REQUEST')
-    out.line('throw error')
-  })
-  out.line()
-  out.line(
-    '/** No hit as sent: an equivalent spelling (%41 for A, %c3 for %C3) may match; else 404/405. */',
-  )
-  out.block('function unmatched(method, path, host) {', () => {
-    out.block("if (path.indexOf('%') !== -1) {", () => {
-      out.line('const normal = normalizePath(path)')
-      out.line('if (normal !== path) return matchNormal(method, normal, host)')
-    })
-    out.line('return miss(path, host)')
-  })
-  out.line()
-  out.line('/** match() of a path in normal form (nothing left for normalizePath to rewrite). */')
-  out.block('function matchNormal(method, path, host) {', () => {
-    out.block('try {', dispatch, '} catch (error) {')
-    out.line('  if (error?.fwMalformed === true) return BAD_REQUEST')
-    out.line('  throw error')
-    out.line('}')
-    out.line('return miss(path, host)')
-  })
-  out.line()
-  out.line('let NAMES = null')
-  out.line('/** Builds the URL of a named route: urlFor(name, params?, query?, absolute?). */')
-  out.block('export function urlFor(name, params = {}, query = {}, absolute = false) {', () => {
-    out.line("NAMES ??= part('./__names.mjs').NAMES")
-    out.line('return buildUrl(NAMES, name, params, query, absolute)')
-  })
 }

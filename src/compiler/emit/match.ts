@@ -1,0 +1,146 @@
+/**
+ * Emits the entry functions of `index.mjs`: match() (method dispatch, trailing slash, the
+ * normal-form retry for equivalent %-spellings, 400 on a malformed escape), the 404/405 decision
+ * on a miss, and urlFor().
+ */
+import type { HttpMethod } from '../../shared/methods.js'
+import { lit, type CodeWriter } from './code.js'
+
+export function emitMatch(
+  out: CodeWriter,
+  methods: HttpMethod[],
+  {
+    explicitHead,
+    hasHosts,
+    usesNoneIn,
+  }: { explicitHead: boolean; hasHosts: boolean; usesNoneIn: boolean },
+): void {
+  const hasGet = methods.includes('GET')
+  if (methods.includes('HEAD')) {
+    out.line('// HEAD: explicit HEAD routes first, then GET routes.')
+    const head = !explicitHead
+      ? 'GET(path, host)'
+      : hasGet
+        ? 'HEAD_ONLY(path, host) ?? GET(path, host)'
+        : 'HEAD_ONLY(path, host)'
+    out.line(`function HEAD(path, host) { return ${head} }`)
+    out.line()
+  }
+  out.line(`const ALLOWABLE = [${methods.map((m) => `[${lit(m)}, ${m}]`).join(', ')}]`)
+  out.line()
+  if (usesNoneIn) {
+    out.line(
+      "/** Whether a shard's any-method walk finds nothing (a malformed escape: it may, miss() decides). */",
+    )
+    out.block('function noneIn(any, path, e1, hp) {', () => {
+      out.block('try {', () => out.line('return any(path, e1, hp) === null'), '} catch {')
+      out.line('  return false')
+      out.line('}')
+    })
+    out.line()
+  }
+  out.line(
+    '/** A miss settled without the any-method walk: 404, unless an escape may make it a hit (see match). */',
+  )
+  out.block('function settled(path) {', () =>
+    out.line("return path.indexOf('%') === -1 ? NOT_FOUND : null"),
+  )
+  out.line()
+  out.line(
+    '/** 404 unless some method matches the path (one walk); then the exact 405 allow list. */',
+  )
+  out.block('function miss(path, host) {', () => {
+    out.block(
+      'try {',
+      () => out.line('if (ANY(path, host) === null) return NOT_FOUND'),
+      '} catch {}',
+    )
+    out.line('const allow = []')
+    out.block('for (const [method, find] of ALLOWABLE) {', () => {
+      out.block(
+        'try {',
+        () => {
+          out.line('const r = find(path, host)')
+          out.line('if (r !== null && r !== NOT_FOUND) allow.push(method)')
+        },
+        '} catch {',
+      )
+      out.line('  allow.push(method)')
+      out.line('}')
+    })
+    out.line('return allow.length === 0 ? NOT_FOUND : { status: 405, allow }')
+  })
+  out.line()
+  out.line('/**')
+  out.line(
+    ' * Finds the route for a request. `path` is the URL path without its query string; `host` the',
+  )
+  out.line(
+    ' * Host header (only consulted by domain routes). Returns { route, params }, or { status: 404 },',
+  )
+  out.line(' * { status: 405, allow }, or { status: 400 } for a malformed %-escape in a parameter.')
+  out.line(
+    ' * Equivalent URLs (RFC 3986 6.2.2: `/users/%34%32` and `/users/42`) match the same route.',
+  )
+  out.line(' * This is the hot path: change with care and run `npm run bench`.')
+  out.line(' */')
+  const dispatch = (): void => {
+    out.line('let r = null')
+    out.block('switch (method) {', () => {
+      for (const m of methods) out.line(`case ${lit(m)}: r = ${m}(path, host); break`)
+    })
+    out.line('if (r !== null) return r')
+  }
+  out.block('export function match(method, path, host) {', () => {
+    out.line('if (path.charCodeAt(0) !== 47) return NOT_FOUND')
+    out.line(
+      'if (path.length > 1 && path.charCodeAt(path.length - 1) === 47) path = path.slice(0, -1)',
+    )
+    out.line(
+      hasHosts
+        ? "host = host === undefined || host === null ? '' : normalizeHost(host)"
+        : '// no domain routes: host is not consulted',
+    )
+    // The cold paths are functions of their own: the less code here, the more V8 inlines.
+    out.block('try {', dispatch, '} catch (error) {')
+    out.line('  return failed(error, method, path, host)')
+    out.line('}')
+    out.line('return unmatched(method, path, host)')
+  })
+  out.line()
+  out.line('/** A walk threw: match the normal form, or 400 for a malformed escape. */')
+  out.block('function failed(error, method, path, host) {', () => {
+    out.line(
+      'if (error?.fwDenormalized === true) return matchNormal(method, normalizePath(path), host)',
+    )
+    out.line('if (error?.fwMalformed === true) return BAD_REQUEST')
+    out.line('throw error')
+  })
+  out.line()
+  out.line(
+    '/** No hit as sent: an equivalent spelling (%41 for A, %c3 for %C3) may match; else 404/405. */',
+  )
+  out.block('function unmatched(method, path, host) {', () => {
+    out.block("if (path.indexOf('%') !== -1) {", () => {
+      out.line('const normal = normalizePath(path)')
+      out.line('if (normal !== path) return matchNormal(method, normal, host)')
+    })
+    out.line('return miss(path, host)')
+  })
+  out.line()
+  out.line('/** match() of a path in normal form (nothing left for normalizePath to rewrite). */')
+  out.block('function matchNormal(method, path, host) {', () => {
+    out.block('try {', dispatch, '} catch (error) {')
+    out.line('  if (error?.fwMalformed === true) return BAD_REQUEST')
+    out.line('  throw error')
+    out.line('}')
+    out.line('return miss(path, host)')
+  })
+  out.line()
+  out.line('let NAMES = null')
+  out.line('/** Builds the URL of a named route: urlFor(name, params?, query?, absolute?). */')
+  out.block('export function urlFor(name, params = {}, query = {}, absolute = false) {', () => {
+    out.line("NAMES ??= part('./__names.mjs').NAMES")
+    out.line('return buildUrl(NAMES, name, params, query, absolute)')
+  })
+}
