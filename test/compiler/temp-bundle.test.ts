@@ -8,7 +8,7 @@ import { chmodSync } from 'node:fs'
 import { join } from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { tempFolders, writeTemporary } from '../../src/compiler/import-module.js'
+import { tempFolders, writeTemporary } from '../../src/compiler/temp-bundle.js'
 import { FwError } from '../../src/shared/errors.js'
 import {
   assertBuilt,
