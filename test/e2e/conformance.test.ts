@@ -4,49 +4,20 @@
  * rows example-app.test.ts does not pin down already.
  */
 import { createHmac, randomBytes } from 'node:crypto'
-import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assertBuilt, cleanupProjects, makeProject } from '../support/project.js'
-import { serveApp, type ServedApp } from '../support/server.js'
+import { sendTo, serveApp, type Answer, type ServedApp } from '../support/server.js'
 
 const SIGNING_KEY = 'conformance-signing-key-of-32-bytes-or-more'
 
-interface Answer {
-  status: number
-  headers: Record<string, string | string[] | undefined>
-  text: string
-  json: () => any
-}
-
 let app: ServedApp
 
-function send(
+const send = (
   method: string,
   path: string,
   options: { headers?: Record<string, string>; body?: string | Buffer } = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: '127.0.0.1', port: app.port, method, path, headers: options.headers },
-      (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (c: Buffer) => chunks.push(c))
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString()
-          resolve({
-            status: res.statusCode!,
-            headers: res.headers,
-            text,
-            json: () => JSON.parse(text),
-          })
-        })
-      },
-    )
-    req.on('error', reject)
-    req.end(options.body)
-  })
-}
+): Promise<Answer> => sendTo(app.port, method, path, options)
 
 const get = (path: string, headers: Record<string, string> = {}): Promise<Answer> =>
   send('GET', path, { headers })

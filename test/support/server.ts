@@ -1,5 +1,6 @@
 /** Starts the real `fw serve` on a free port for end-to-end tests, and stops it. */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { request as httpRequest } from 'node:http'
 import { stripVTControlCharacters } from 'node:util'
 import { FW_BIN, REPO_ROOT } from './project.js'
 
@@ -50,5 +51,42 @@ export function serveApp(
       clearTimeout(timer)
       reject(new Error(`fw serve exited with ${code}:\n${text}`))
     })
+  })
+}
+
+/** An answer as a test reads it: status, headers, the body as text and parsed as JSON. */
+export interface Answer {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  text: string
+  json: () => any
+}
+
+/** One request to 127.0.0.1:`port` over node:http, the whole answer read. */
+export function sendTo(
+  port: number,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method, path, headers: options.headers },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString()
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            text,
+            json: () => JSON.parse(text),
+          })
+        })
+      },
+    )
+    req.on('error', reject)
+    req.end(options.body)
   })
 }
