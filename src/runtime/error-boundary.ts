@@ -5,7 +5,7 @@
  * JSON `{ error, code, request_id? }` by default, RFC 9457 problem+json, or text/plain.
  */
 import { STATUS_CODES } from 'node:http'
-import { HttpError } from './http-error.js'
+import { HttpError, type HeaderMap } from './http-error.js'
 import { FwResponse } from './response.js'
 import type { Logger } from './types.js'
 
@@ -34,6 +34,15 @@ const CHALLENGE = { 'www-authenticate': 'Bearer' }
 
 /** Normalises anything thrown into an HttpError, logging what is not one. */
 export function toHttpError(thrown: unknown, context: ErrorContext): HttpError {
+  if (thrown instanceof HttpError && !isErrorStatus(thrown.status)) {
+    // `new HttpError(200)` or `(600)`: an error that says all went well, or no status at all.
+    // As Express's finalhandler does, it is a 500, and the log says why.
+    context.log.error(
+      { err: thrown, path: context.path, request_id: context.requestId },
+      `An HttpError has status ${String(thrown.status)}, not an error status (400-599)`,
+    )
+    return new HttpError(500, { cause: thrown })
+  }
   if (thrown instanceof HttpError) {
     if (thrown.status >= 500)
       context.log.error(
@@ -53,9 +62,26 @@ export function toHttpError(thrown: unknown, context: ErrorContext): HttpError {
   return new HttpError(500, { cause: thrown, ...(detail ? { body: detail } : {}) })
 }
 
+function isErrorStatus(status: unknown): boolean {
+  return Number.isInteger(status) && (status as number) >= 400 && (status as number) <= 599
+}
+
+// Headers that frame the message: the boundary's body decides them, never the error's headers
+// (a Content-Length copied from another response would cut the body or desync the connection).
+const FRAMING = new Set(['content-length', 'transfer-encoding'])
+
+/** The error's own headers, without the ones that frame the message. */
+function ownHeaders(error: HttpError): HeaderMap {
+  const headers: HeaderMap = {}
+  for (const name of Object.keys(error.headers))
+    if (!FRAMING.has(name.toLowerCase())) headers[name] = error.headers[name]!
+  return headers
+}
+
 /**
  * The default renderer. The error's own headers are sent, but never over Cache-Control and
- * X-Content-Type-Options (an error is never cached, nor sniffed), and its `body` adds fields but
+ * X-Content-Type-Options (an error is never cached, nor sniffed) nor Content-Length and
+ * Transfer-Encoding (the body's own), and its `body` adds fields but
  * never replaces `code` (or `status`) and `request_id`, which are the boundary's.
  * @example
  * renderError(notFound(), { accept: 'application/problem+json', path: '/x', ... })
@@ -65,7 +91,7 @@ export function renderError(error: HttpError, context: ErrorContext): FwResponse
     error.status === 401 &&
     !Object.keys(error.headers).some((name) => name.toLowerCase() === 'www-authenticate')
   // Names are lowercased in order by the response: ERROR_HEADERS, last, win over any casing.
-  const headers = { ...(challenge ? CHALLENGE : {}), ...error.headers, ...ERROR_HEADERS }
+  const headers = { ...(challenge ? CHALLENGE : {}), ...ownHeaders(error), ...ERROR_HEADERS }
   const message = error.publicMessage
   const format = pickFormat(context.accept)
   if (format === 'text') {

@@ -16,7 +16,7 @@ export interface FileOptions {
   contentType?: string
   /** Send as an attachment (Content-Disposition): `true` under the file's own name, or a name. */
   download?: boolean | string
-  /** More headers (they win over the computed ones). */
+  /** More headers (they win over the computed ones, but for Content-Length and Transfer-Encoding). */
   headers?: HeaderMap
   /**
    * The request being answered. With it, a GET or HEAD gets what caches and download managers
@@ -44,6 +44,8 @@ const MISSING = new Set(['ENOENT', 'ENOTDIR', 'EISDIR', 'ENAMETOOLONG', 'ELOOP']
  * r.get('/invoices/{id:int}', (req, id) => file(`invoices/${id}.pdf`, { download: `invoice-${id}.pdf` }))
  */
 export async function file(path: string, options: FileOptions = {}): Promise<FwResponse> {
+  // A NUL byte names no file (the file system would cut the path there): a 404, as safePath's.
+  if (path.includes('\0')) throw notFound()
   let handle
   try {
     // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, holding a libuv thread; it
@@ -64,9 +66,9 @@ export async function file(path: string, options: FileOptions = {}): Promise<FwR
         })
       : WHOLE
     if (options.request) headers['accept-ranges'] = 'bytes'
-    Object.assign(headers, options.headers)
+    Object.assign(headers, framing(options.headers))
     const response = answer(plan, headers, stat.size, handle)
-    if (response.body === '') await handle.close()
+    if (response.body === '' || response.body === null) await handle.close()
     return response
   } catch (error) {
     await handle.close()
@@ -101,7 +103,8 @@ async function fileHeaders(path: string, stat: Stats, options: FileOptions): Pro
 function answer(plan: FilePlan, headers: HeaderMap, size: number, handle: FileHandle): FwResponse {
   switch (plan.status) {
     case 304:
-      return new FwResponse(304, notModified(headers), '')
+      // No body, so no Content-Length: a 304 may only state the 200's (RFC 9110 §8.6).
+      return new FwResponse(304, notModified(headers), null)
     case 412:
       throw new HttpError(412)
     case 416:
@@ -125,6 +128,16 @@ function notModified(headers: HeaderMap): HeaderMap {
   const kept: HeaderMap = {}
   for (const [name, value] of Object.entries(headers)) {
     if (!/^content-(type|length|disposition)$/i.test(name)) kept[name] = value
+  }
+  return kept
+}
+
+// The caller's headers win over the computed ones, but for the length: that one is the file's
+// (or the range's), and another would cut the body short or desync the connection.
+function framing(headers: HeaderMap | undefined): HeaderMap {
+  const kept: HeaderMap = {}
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!/^(content-length|transfer-encoding)$/i.test(name)) kept[name.toLowerCase()] = value
   }
   return kept
 }

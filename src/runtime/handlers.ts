@@ -6,7 +6,7 @@ import { Readable } from 'node:stream'
 import type { HandlerRef } from '../shared/route-record.js'
 import type { Container } from './container.js'
 import { HttpError, type HeaderMap } from './http-error.js'
-import { create, FwResponse, json, noContent, stream } from './response.js'
+import { create, FwResponse, isAsyncIterable, json, noContent, stream } from './response.js'
 import type { FwRequest } from './request/request.js'
 
 export type Invoke = (request: FwRequest, params: readonly unknown[]) => unknown
@@ -68,7 +68,8 @@ export function resolveHandler(
 
 /**
  * What a handler returned, as a response: responses as they are (a web `Response` with its
- * status, headers and body), data as JSON, nothing as 204, a Node or web stream streamed.
+ * status, headers and body), data as JSON, nothing as 204, a Node or web stream or an async
+ * iterable streamed; a function or a symbol is a TypeError (a 500).
  * Other objects (a Map, a class instance) are JSON as `JSON.stringify` makes it, as in Fastify.
  */
 export function toResponse(result: unknown): FwResponse {
@@ -79,9 +80,16 @@ export function toResponse(result: unknown): FwResponse {
   if (typeof result === 'string') return create(result)
   if (result instanceof Uint8Array)
     return create(result, 200, { 'content-type': 'application/octet-stream' })
-  if (result instanceof Readable) return stream(result)
-  if (result instanceof ReadableStream) return stream(Readable.fromWeb(result as WebStream))
+  if (result instanceof Readable || result instanceof ReadableStream) return stream(result)
   if (result instanceof Response) return fromWebResponse(result)
+  // A function (a handler factory not called) or a symbol has no JSON: JSON.stringify would
+  // make it `null`, a 200 that hides the slip.
+  if (typeof result === 'function' || typeof result === 'symbol')
+    throw new TypeError(`The handler returned a ${typeof result} instead of a response`)
+  // An async generator streams what it yields (its JSON would be `{}`); an object that says
+  // how it is JSON (`toJSON`) stays JSON.
+  if (isAsyncIterable(result) && typeof (result as { toJSON?: unknown }).toJSON !== 'function')
+    return stream(result)
   return json(result)
 }
 

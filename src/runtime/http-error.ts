@@ -66,10 +66,18 @@ export const tooManyRequests = factory(429)
 export const internalError = factory(500)
 export const serviceUnavailable = factory(503)
 
-/** 405 with the `Allow` header listing the methods the path does answer. */
-export function methodNotAllowed(allow: readonly string[], message?: string): HttpError {
+/**
+ * 405 with the `Allow` header listing the methods the path does answer (a list, or one string
+ * such as `'GET, HEAD'`; none gives an empty `Allow`: RFC 9110 §10.2.1 wants the header).
+ * @example
+ * throw methodNotAllowed(['GET', 'HEAD'])
+ */
+export function methodNotAllowed(
+  allow: readonly string[] | string = [],
+  message?: string,
+): HttpError {
   return new HttpError(405, {
     ...(message ? { message } : {}),
-    headers: { allow: allow.join(', ') },
+    headers: { allow: typeof allow === 'string' ? allow : Array.from(allow).join(', ') },
   })
 }

@@ -3,7 +3,7 @@
  * (objects, or classes the kernel instantiates once).
  */
 import { FwError } from '../shared/errors.js'
-import type { ServiceProvider } from './kernel.js'
+import type { Kernel, ServiceProvider } from './kernel.js'
 
 /** A provider class: the kernel makes one instance, with no arguments, at boot. */
 export type ServiceProviderClass = new () => ServiceProvider
@@ -27,10 +27,14 @@ export function checkMatcher(matcher: unknown): void {
  */
 export function toProvider(given: unknown, index: number): ServiceProvider {
   // Arrow functions and methods have no prototype: they cannot be classes.
-  const provider: unknown =
-    typeof given === 'function' && given.prototype !== undefined
-      ? new (given as ServiceProviderClass)()
-      : given
+  let provider: unknown = given
+  if (typeof given === 'function' && given.prototype !== undefined) {
+    try {
+      provider = new (given as ServiceProviderClass)()
+    } catch (error) {
+      throw providerFailed(index, given, 'its constructor', error)
+    }
+  }
   const { register, boot } = (provider ?? {}) as Record<string, unknown>
   const hook = (value: unknown): boolean => value === undefined || typeof value === 'function'
   if (
@@ -57,4 +61,36 @@ function describeProvider(given: unknown): string {
       ? 'a function, not a class'
       : 'a class without register() or boot()'
   return typeof given === 'object' ? 'an object without register() or boot()' : `a ${typeof given}`
+}
+
+/**
+ * Runs `hook` of the provider at `index`, if it has one. What it throws or rejects with becomes
+ * a boot error naming the provider and the hook, the original as its cause.
+ * @example
+ * for (const [i, provider] of providers.entries()) await runProviderHook(provider, 'boot', i, kernel)
+ */
+export async function runProviderHook(
+  provider: ServiceProvider,
+  hook: 'register' | 'boot',
+  index: number,
+  kernel: Kernel,
+): Promise<void> {
+  const run = provider[hook]
+  if (run === undefined) return
+  try {
+    await run.call(provider, kernel)
+  } catch (error) {
+    throw providerFailed(index, provider, `${hook}()`, error)
+  }
+}
+
+function providerFailed(index: number, provider: unknown, where: string, error: unknown): FwError {
+  const named = typeof provider === 'function' ? provider : (provider as object).constructor
+  const name = typeof named?.name === 'string' && named.name !== 'Object' ? ` (${named.name})` : ''
+  const reason = error instanceof Error ? error.message : String(error)
+  return new FwError(
+    'FW_SERVE_CONFIG',
+    `serviceProviders[${index}]${name} failed in ${where}: ${reason}`,
+    { cause: error },
+  )
 }

@@ -13,7 +13,7 @@ import { FwError } from '../shared/errors.js'
 import { HTTP_METHODS } from '../shared/methods.js'
 import { badRequest, methodNotAllowed, notFound } from './http-error.js'
 import { loadRouter, type CompiledRouter } from './load-router.js'
-import { createLogger } from './logger.js'
+import { createLogger, guardLogger } from './logger.js'
 import { builtinFactories } from './middleware/index.js'
 import { withContext } from './middleware/context.js'
 import { moduleFactories } from './middleware/modules.js'
@@ -42,7 +42,7 @@ import type {
 import { TemplateViews } from './views.js'
 import { compileTrust } from './request/options.js'
 import { setCurrentKernel } from './app.js'
-import { checkMatcher, toProvider } from './kernel-providers.js'
+import { checkMatcher, runProviderHook, toProvider } from './kernel-providers.js'
 import { signingKeys, type Env, type KernelOptions } from './kernel-options.js'
 
 export type { ServiceProviderClass } from './kernel-providers.js'
@@ -98,7 +98,7 @@ export class Kernel implements KernelServices {
       options.env ??
       ((process.env.APP_ENV as Env | undefined) === 'production' ? 'production' : 'development')
     this.#debug = this.env !== 'production' && (options.debug ?? false)
-    this.log = options.log ?? createLogger(this.env)
+    this.log = options.log === undefined ? createLogger(this.env) : guardLogger(options.log)
     this.container = options.container ?? new Container()
     this.router = router
     this.#hosts = router.routes.some((route) => route.host !== null)
@@ -119,7 +119,9 @@ export class Kernel implements KernelServices {
     const router = await loadRouter(options.routeCache, { register: options.register })
     const kernel = new Kernel(options, router)
     const providers = (options.serviceProviders ?? []).map(toProvider)
-    for (const provider of providers) await provider.register?.(kernel)
+    // One after another, in order: every register before any boot (a provider's failure names it).
+    for (const [i, provider] of providers.entries())
+      await runProviderHook(provider, 'register', i, kernel)
     const registrar = router.registrar!
     // Tagged middleware (registered by now) is appended after the explicit lists, and its module
     // aliases (throttle, auth, role) are loaded like those of the lists.
@@ -128,7 +130,8 @@ export class Kernel implements KernelServices {
     const refs = [...registrar.routes.flatMap((r) => r.middleware), ...pre, ...post]
     kernel.#modules = await moduleFactories(refs, { ...options.middleware })
     kernel.#resolvePipelines(registrar, pre, post)
-    for (const provider of providers) await provider.boot?.(kernel)
+    for (const [i, provider] of providers.entries())
+      await runProviderHook(provider, 'boot', i, kernel)
     setCurrentKernel(kernel)
     return kernel
   }
@@ -355,7 +358,13 @@ export class Kernel implements KernelServices {
   }
 
   async #render(response: FwResponse): Promise<FwResponse> {
-    const html = await this.#views.render(response.view!.name, response.view!.data)
+    const { name, data } = response.view!
+    const html: unknown = await this.#views.render(name, data)
+    // A custom engine that answers no text would send an empty 200 (undefined) or fail in Node.
+    if (typeof html !== 'string' && !(html instanceof Uint8Array))
+      throw new TypeError(
+        `The view engine returned ${html === null ? 'null' : typeof html} for view "${name}", not a string`,
+      )
     return new FwResponse(response.status, { ...response.headers }, html)
   }
 }

@@ -6,7 +6,7 @@
  * although fw cannot serve it is answered here too, as JSON errors, in request order.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
-import type { Duplex, Readable } from 'node:stream'
+import { pipeline, Transform, type Duplex, type Readable } from 'node:stream'
 import type { Kernel } from './kernel.js'
 import { FwRequest } from './request/request.js'
 import { SAFE_ID } from './middleware/request-id.js'
@@ -212,6 +212,10 @@ function sendStream(
   request: FwRequest,
   kernel: Kernel,
 ): void {
+  // Chunks of an object-mode stream (Readable.from, an async generator) may be what a socket
+  // cannot take: res.write would throw inside pipe's 'data' listener, where nothing catches it
+  // (the process would crash). Checked, such a chunk fails the stream like any other error.
+  if (body.readableObjectMode) body = bytesOnly(body)
   res.statusCode = response.status
   if (Array.isArray(headers)) {
     // A name listed twice is two header lines, as writeHead sends them.
@@ -248,8 +252,9 @@ function sendStream(
           kernel,
         )
     }
+    // The request as the kernel's context saw it: the error body names the same request id.
     kernel
-      .answerError(error, request)
+      .answerError(error, id === undefined ? request : request.withAttribute('request_id', id))
       .then(answer)
       .catch(() => res.destroy())
   })
@@ -257,4 +262,25 @@ function sendStream(
     if (!body.readableEnded) body.destroy()
   })
   body.pipe(res)
+}
+
+/** `body` with every chunk checked to be a string or bytes: another fails the stream. */
+function bytesOnly(body: Readable): Readable {
+  const checked = new Transform({
+    writableObjectMode: true,
+    transform(chunk: unknown, _encoding, done) {
+      if (typeof chunk === 'string' || chunk instanceof Uint8Array) done(null, chunk)
+      else done(new TypeError(`A streamed body yielded ${chunkKind(chunk)}, not a string or bytes`))
+    },
+  })
+  // Errors and an early end travel both ways: a failed source fails `checked`, and destroying
+  // `checked` (the client left, a HEAD) destroys the source. The callback only keeps pipeline
+  // from throwing; `checked`'s own 'error' listener reports the failure.
+  pipeline(body, checked, () => {})
+  return checked
+}
+
+function chunkKind(chunk: unknown): string {
+  if (chunk === null || chunk === undefined) return String(chunk)
+  return typeof chunk === 'object' ? 'an object' : `a ${typeof chunk}`
 }

@@ -3,7 +3,7 @@
  * derive new ones with `withHeader`. Bodies are a string, bytes, a readable stream or nothing;
  * views are rendered by the kernel's view engine when the response is sent.
  */
-import type { Readable } from 'node:stream'
+import { Readable } from 'node:stream'
 import type { HeaderMap } from './http-error.js'
 import { lowerName } from './request/headers.js'
 
@@ -92,17 +92,13 @@ export class FwResponse {
    * as they are, with no copy to add it. Internal: `json()` calls it.
    */
   static ofJson(status: number, body: string, headers: HeaderMap | undefined): FwResponse {
-    const fields: HeaderMap = {
-      'content-type': JSON_TYPE,
-      'content-length': `${Buffer.byteLength(body)}`,
-    }
-    return FwResponse.#derive(
-      status,
-      headers === undefined ? fields : lowerKeys(headers, fields),
-      null,
-      body,
-      null,
-    )
+    // The length is the body's own: a caller's Content-Length (headers copied from another
+    // response) would break the framing. A 204 or 304 sends no content, so declares no length.
+    const fields: HeaderMap = { 'content-type': JSON_TYPE }
+    const own = headers === undefined ? fields : lowerKeys(headers, fields)
+    if (status === 204 || status === 304) delete own['content-length']
+    else own['content-length'] = `${Buffer.byteLength(body)}`
+    return FwResponse.#derive(status, own, null, body, null)
   }
 
   /**
@@ -114,8 +110,12 @@ export class FwResponse {
     const own = response.#own
     const added = response.#added
     const body = response.body
+    // No Content-Length on a 204 or 304, which send no content (RFC 9110 §8.6).
     const length =
-      (typeof body === 'string' || body instanceof Uint8Array) && !response.#has('content-length')
+      (typeof body === 'string' || body instanceof Uint8Array) &&
+      response.status !== 204 &&
+      response.status !== 304 &&
+      !response.#has('content-length')
         ? String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
         : null
     if (added === null && length === null) return own
@@ -183,12 +183,12 @@ export function json(data: unknown, status = 200, headers?: HeaderMap): FwRespon
 }
 
 /** Any body with status and headers (text/plain unless a content-type is given). */
-export function create(body: Body = '', status = 200, headers: HeaderMap = {}): FwResponse {
+export function create(body: BodyInput = '', status = 200, headers: HeaderMap = {}): FwResponse {
   const typed = Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')
   return new FwResponse(
     status,
     typed ? headers : { 'content-type': 'text/plain; charset=utf-8', ...headers },
-    body,
+    typeof body === 'string' ? body : toBody(body, 'create()'),
   )
 }
 
@@ -197,15 +197,93 @@ export function noContent(headers: HeaderMap = {}): FwResponse {
   return new FwResponse(204, headers, null)
 }
 
-/** A redirect (302 unless told otherwise) to `url`. */
-export function redirect(url: string, status = 302, headers: HeaderMap = {}): FwResponse {
-  if (/[\r\n]/.test(url)) throw new TypeError('redirect URL must not contain line breaks')
-  return new FwResponse(status, { location: url, ...headers }, null)
+// The statuses that mean "go there" (RFC 9110 §15.4): 304 is a cache answer, 305/306 are
+// retired. A redirect with any other status (a 200 with a Location) is a mistake, as in Symfony.
+const REDIRECT_STATUSES = new Set([300, 301, 302, 303, 307, 308])
+// What a Location may carry as it is: the characters of a URI (RFC 3986) but `\`, which
+// browsers read as `/` (`/\evil.com` would leave the site), and `%` when it starts an escape.
+// Anything else (spaces, non-ASCII, quotes) is percent-encoded as UTF-8, as Express's
+// `res.location` does.
+const NOT_URI = /(?:[^\x21\x23-\x3B\x3D\x3F-\x5B\x5D\x5F\x61-\x7A\x7C\x7E]|%(?![0-9A-Fa-f]{2}))+/g
+
+/**
+ * A redirect (302 unless told otherwise: 300, 301, 302, 303, 307 or 308) to `url`, sent as
+ * given but percent-encoded where a URI may not hold a character as it is (non-ASCII, spaces,
+ * `\`). A URL with a control character (CR, LF, tab, NUL...), an empty one or another status is
+ * a TypeError (a 500 when a handler makes it). The target is not checked otherwise: before
+ * redirecting to one a client chose (`?next=`), check that it is a path of this site (starts
+ * with one `/`, not `//`).
+ * @example
+ * return redirect('/login?next=%2Fhome', 303)
+ */
+export function redirect(url: string | URL, status = 302, headers: HeaderMap = {}): FwResponse {
+  const target = url instanceof URL ? url.href : url
+  if (typeof target !== 'string' || target === '')
+    throw new TypeError('redirect URL must not be empty')
+  if (/[\x00-\x1f\x7f]/.test(target)) {
+    throw new TypeError('redirect URL must not contain line breaks or control characters')
+  }
+  if (!REDIRECT_STATUSES.has(status))
+    throw new TypeError(`redirect status ${status} is not 300-303, 307 or 308`)
+  return new FwResponse(status, { location: encodeLocation(target), ...headers }, null)
 }
 
-/** A streamed body (sent with chunked transfer encoding). */
-export function stream(body: Readable, status = 200, headers: HeaderMap = {}): FwResponse {
-  return new FwResponse(status, { 'content-type': 'application/octet-stream', ...headers }, body)
+function encodeLocation(url: string): string {
+  try {
+    return url.replace(NOT_URI, encodeURI)
+  } catch {
+    // encodeURI throws URIError on half a surrogate pair: no URL a client could follow.
+    throw new TypeError('redirect URL is not well-formed Unicode')
+  }
+}
+
+/**
+ * A streamed body (sent with chunked transfer encoding): a Node `Readable`, a web
+ * `ReadableStream` or an async iterable (an async generator) of strings or bytes.
+ * @example
+ * return stream(createReadStream('report.csv'), 200, { 'content-type': 'text/csv' })
+ */
+export function stream(
+  body: Readable | ReadableStream | AsyncIterable<unknown>,
+  status = 200,
+  headers: HeaderMap = {},
+): FwResponse {
+  return new FwResponse(
+    status,
+    { 'content-type': 'application/octet-stream', ...headers },
+    toBody(body, 'stream()'),
+  )
+}
+
+/** What `create()` takes as a body: a `Body`, or a web stream or async iterable to stream. */
+export type BodyInput = Body | ReadableStream | AsyncIterable<unknown>
+
+type WebStream = Parameters<typeof Readable.fromWeb>[0]
+
+/**
+ * `value` as a response body: a web stream or an async iterable as a Node stream; anything that
+ * is no body (a number, a plain object: use json()) is a TypeError naming `where`.
+ */
+export function toBody(value: unknown, where: string): Body {
+  if (value === null || typeof value === 'string' || value instanceof Uint8Array) return value
+  if (value instanceof Readable) return value
+  if (value instanceof ReadableStream) return Readable.fromWeb(value as WebStream)
+  if (isAsyncIterable(value)) return Readable.from(value)
+  throw new TypeError(`${where} body must be a string, bytes or a stream, not ${describe(value)}`)
+}
+
+/** Whether `value` is an async iterable (an async generator, say): a body to stream. */
+export function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function'
+  )
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'undefined'
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }
 
 /**
