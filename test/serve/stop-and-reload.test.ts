@@ -156,7 +156,9 @@ describe('fw serve --watch', () => {
       await waitFor(() => /reloaded 4 routes/.test(app.output()), app)
       writeFileSync(join(dir, 'routes.mjs'), 'export default (r) => {\n  r.get(\n')
       await waitFor(() => /keeping the running routes/.test(app.output()), app)
-      const before = execFileSync('pgrep', ['-x', 'node', '-P', String(app.pid)], {
+      // The workers: children whose command line starts with node's path (Node 24 names its
+      // main thread, so `pgrep -x node` no longer finds them; esbuild is a child too).
+      const before = execFileSync('pgrep', ['-f', '-P', String(app.pid), `^${process.execPath} `], {
         encoding: 'utf8',
       })
         .trim()
