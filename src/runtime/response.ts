@@ -110,13 +110,18 @@ export class FwResponse {
     const own = response.#own
     const added = response.#added
     const body = response.body
-    // No Content-Length on a 204 or 304, which send no content (RFC 9110 §8.6).
+    const status = response.status
+    // No Content-Length on a 204 or 304, which send no content (RFC 9110 §8.6). A response with
+    // no body (a redirect) says 0: without a length Node would frame it as chunked.
     const length =
-      (typeof body === 'string' || body instanceof Uint8Array) &&
-      response.status !== 204 &&
-      response.status !== 304 &&
+      (typeof body === 'string' || body instanceof Uint8Array || body === null) &&
+      status !== 204 &&
+      status !== 304 &&
+      status >= 200 &&
       !response.#has('content-length')
-        ? String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
+        ? body === null
+          ? '0'
+          : String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
         : null
     if (added === null && length === null) return own
     const list: (string | string[])[] = []

@@ -13,7 +13,7 @@ import { Container } from '../../../src/runtime/container.js'
 import type { Invoker } from '../../../src/runtime/handlers.js'
 import { FwRequest } from '../../../src/runtime/request/request.js'
 import type { UploadedFile } from '../../../src/runtime/request/uploaded-file.js'
-import { FwResponse, stream } from '../../../src/runtime/response.js'
+import { FwResponse, noContent, redirect, stream } from '../../../src/runtime/response.js'
 import { gone } from '../../../src/runtime/http-error.js'
 import { rawExchange } from '../../support/raw-http.js'
 import {
@@ -302,6 +302,34 @@ describe('return values', () => {
     expect(response.status).toBe(200)
     expect(response.header('content-type')).toBe('application/octet-stream')
     expect([...(response.body as Uint8Array)]).toEqual([0, 1, 2, 255])
+  })
+
+  it('frames a response without a body with Content-Length: 0, a 204 with no length', async () => {
+    const server = await serve(
+      await bootKernel((r) => {
+        r.get('/away', () => redirect('/there', 303), 'away')
+        r.get('/nothing', () => noContent(), 'nothing')
+      }),
+    )
+    try {
+      const moved = await rawExchange(server.port, [
+        'GET /away HTTP/1.1',
+        'Host: x',
+        'Connection: close',
+      ])
+      expect(moved).toMatch(/^HTTP\/1\.1 303 /)
+      expect(moved).toMatch(/\r\ncontent-length: 0\r\n/i)
+      expect(moved).not.toMatch(/transfer-encoding/i)
+      const none = await rawExchange(server.port, [
+        'GET /nothing HTTP/1.1',
+        'Host: x',
+        'Connection: close',
+      ])
+      expect(none).toMatch(/^HTTP\/1\.1 204 /)
+      expect(none).not.toMatch(/content-length|transfer-encoding/i)
+    } finally {
+      await server.close()
+    }
   })
 
   it('streams a Readable over HTTP with chunked encoding, and sends bytes with Content-Length', async () => {
