@@ -32,10 +32,10 @@ export interface RouteWatcher {
  */
 export function watchRoutes(options: WatchOptions): RouteWatcher {
   const routesFile = resolve(options.routesFile)
-  const watcher: FSWatcher = watch(routesFile, {
-    ignoreInitial: true,
-    awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 10 },
-  })
+  // Made after the first build, on every file it read: chokidar's 'ready' then covers them all.
+  // Files added to a watcher later are watched some time after add() returns, with no event to
+  // say when, so an edit made just after the banner (which waits for `ready`) could be missed.
+  let watcher: FSWatcher | null = null
   let running: Promise<void> | null = null
   let pending = new Set<string>()
   let watched = new Set([routesFile])
@@ -48,8 +48,8 @@ export function watchRoutes(options: WatchOptions): RouteWatcher {
         resolve(options.cacheDir, file),
       )
       const next = new Set([routesFile, ...inputs])
-      watcher.unwatch([...watched].filter((f) => !next.has(f)))
-      watcher.add([...next].filter((f) => !watched.has(f)))
+      watcher?.unwatch([...watched].filter((f) => !next.has(f)))
+      watcher?.add([...next].filter((f) => !watched.has(f)))
       watched = next
       await options.onBuild(result, changed)
     } catch (error) {
@@ -70,13 +70,20 @@ export function watchRoutes(options: WatchOptions): RouteWatcher {
     })()
   }
 
-  watcher.on('change', schedule).on('add', schedule).on('unlink', schedule)
-  const watching = new Promise<void>((resolve) => watcher.once('ready', () => resolve()))
-  const ready = Promise.all([runBuild([]), watching]).then(() => undefined)
+  const ready = runBuild([]).then(() => {
+    const started = watch([...watched], {
+      ignoreInitial: true,
+      awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 10 },
+    })
+    watcher = started
+    started.on('change', schedule).on('add', schedule).on('unlink', schedule)
+    return new Promise<void>((resolve) => started.once('ready', () => resolve()))
+  })
   return {
     ready,
     async close() {
-      await watcher.close()
+      await ready
+      await watcher?.close()
       await running
     },
   }
