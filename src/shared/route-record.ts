@@ -49,6 +49,30 @@ export function describeHandler(ref: HandlerRef): string {
 }
 
 /**
+ * A route as tables show it (`routes:list`, the cache's __routes.json): middleware and handler
+ * described; `host` and `name` null when absent.
+ */
+export interface RouteRow {
+  method: string
+  host: string | null
+  path: string
+  name: string | null
+  middleware: string[]
+  handler: string
+}
+
+export function describeRoute(r: RouteRecord): RouteRow {
+  return {
+    method: r.method,
+    host: r.host,
+    path: r.path,
+    name: r.name,
+    middleware: r.middleware.map(describeMiddleware),
+    handler: describeHandler(r.handler),
+  }
+}
+
+/**
  * A stable hash of what the compiled matcher depends on: methods, hosts, paths, names and
  * middleware, in registration order. Handlers are not part of it (they are looked up by id).
  */

@@ -3,17 +3,8 @@ import type { Command } from 'commander'
 import pc from 'picocolors'
 import { resolvePaths } from '../config.js'
 import type { Output } from '../output.js'
+import type { RouteRow } from '../../shared/route-record.js'
 import { count } from '../../shared/count.js'
-
-/** One route; `host` and `name` are null when absent, as in the cache's `routes`. */
-export interface RouteRow {
-  method: string
-  host: string | null
-  path: string
-  name: string | null
-  middleware: string[]
-  handler: string
-}
 
 export function registerRoutesListCommand(program: Command, output: Output): void {
   program
@@ -25,19 +16,12 @@ export function registerRoutesListCommand(program: Command, output: Output): voi
       const paths = await resolvePaths({ ...flags, cache: 'unused' })
       const { loadRoutesFile, analyzeRoutes, withFileLocation } =
         await import('../../compiler/index.js')
-      const { describeHandler, describeMiddleware } = await import('../../shared/route-record.js')
+      const { describeRoute } = await import('../../shared/route-record.js')
       const { registrar, file } = await loadRoutesFile(paths.routes)
       withFileLocation(file, () =>
         analyzeRoutes(registrar.routes, new Set(registrar.aliases.keys())),
       )
-      const rows: RouteRow[] = registrar.routes.map((r) => ({
-        method: r.method,
-        host: r.host,
-        path: r.path,
-        name: r.name,
-        middleware: r.middleware.map(describeMiddleware),
-        handler: describeHandler(r.handler),
-      }))
+      const rows = registrar.routes.map(describeRoute)
       output.out(flags.json ? JSON.stringify(rows, null, 2) : formatTable(rows))
     })
 }

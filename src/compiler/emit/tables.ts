@@ -3,7 +3,7 @@
  * metadata, parsed lazily) and `__names.mjs` (route name → pre-parsed pattern, for urlFor).
  */
 import type { Segment } from '../../shared/pattern.js'
-import { describeHandler, describeMiddleware } from '../../shared/route-record.js'
+import { describeRoute } from '../../shared/route-record.js'
 import type { AnalyzedRoute } from '../analyze.js'
 import { BANNER, lit, propKey } from './code.js'
 
@@ -17,16 +17,8 @@ export function emitRoutesFiles(routes: readonly AnalyzedRoute[]): {
   json: string
   module: string
 } {
-  const rows = routes.map(({ record: r }) =>
-    JSON.stringify({
-      id: r.id,
-      method: r.method,
-      host: r.host,
-      path: r.path,
-      name: r.name,
-      middleware: r.middleware.map(describeMiddleware),
-      handler: describeHandler(r.handler),
-    }),
+  const rows = routes.map(({ record }) =>
+    JSON.stringify({ id: record.id, ...describeRoute(record) }),
   )
   const module = [
     BANNER(
