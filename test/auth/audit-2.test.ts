@@ -7,19 +7,13 @@
 import * as argon2 from '@node-rs/argon2'
 import BetterSqlite3 from 'better-sqlite3'
 import { createHmac, randomBytes } from 'node:crypto'
-import { createServer, request as httpRequest, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAuth, createUser, type Auth } from '../../src/auth/auth.js'
 import { TokenService } from '../../src/auth/jwt.js'
-import { authRoutes } from '../../src/auth/routes.js'
-import type { Registrar } from '../../src/define/registrar.js'
-import { Kernel } from '../../src/runtime/kernel.js'
-import { silentLogger } from '../../src/runtime/logger.js'
-import { createListener } from '../../src/runtime/node-adapter.js'
-import { cleanupTempDirs, compileRoutes, tempDir } from '../support/compile.js'
-import { b64, SECRET } from './support.js'
+import { cleanupTempDirs, tempDir } from '../support/compile.js'
+import { b64, SECRET, serveAuthApp, type AuthApp } from './support.js'
 
 interface Reply {
   status: number
@@ -28,31 +22,7 @@ interface Reply {
   body: Record<string, unknown>
 }
 
-interface App {
-  base: string
-  close: () => Promise<void>
-}
-
-/** The throttle issue owns 'throttle'; here it lets everything through. */
-const passThrough = () => (request: never, next: (r: never) => unknown) => next(request)
-
-async function startApp(auth: Auth): Promise<App> {
-  const register = (r: Registrar): void => authRoutes(r, auth)
-  const { dir } = await compileRoutes(register)
-  const kernel = await Kernel.boot({
-    routeCache: dir,
-    register,
-    env: 'test',
-    log: silentLogger,
-    middleware: { ...auth.middleware, throttle: passThrough as never },
-  })
-  const server: Server = createServer(createListener(() => kernel))
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  }
-}
+type App = AuthApp
 
 /** Sends a request with the body and Content-Type as given (none when absent). */
 function send(
@@ -106,7 +76,7 @@ let ada: number
 beforeAll(async () => {
   dbPath = join(tempDir('fw-audit2-'), 'app.db')
   auth = createAuth({ secret: SECRET, database: `sqlite:${dbPath}`, production: false })
-  app = await startApp(auth)
+  app = await serveAuthApp(auth)
   ada = (
     await createUser(auth, {
       email: 'ada@example.com',
@@ -295,7 +265,7 @@ describe('an unreachable user store', () => {
       database: 'postgres://postgres:hunter2-secret@127.0.0.1:1/test',
       production: false,
     })
-    downApp = await startApp(down)
+    downApp = await serveAuthApp(down)
   })
 
   afterAll(async () => {

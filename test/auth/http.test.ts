@@ -3,18 +3,12 @@
  * SQLite user store, and every status of the spec's error table for these endpoints.
  */
 import * as bcrypt from '@node-rs/bcrypt'
-import { createServer, request as httpRequest, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAuth, createUser, type Auth } from '../../src/auth/auth.js'
 import { hashRefreshToken } from '../../src/auth/refresh-tokens.js'
-import { authRoutes } from '../../src/auth/routes.js'
-import type { Registrar } from '../../src/define/registrar.js'
-import { Kernel } from '../../src/runtime/kernel.js'
-import { silentLogger } from '../../src/runtime/logger.js'
-import { createListener } from '../../src/runtime/node-adapter.js'
-import { cleanupTempDirs, compileRoutes } from '../support/compile.js'
-import { SECRET } from './support.js'
+import { cleanupTempDirs } from '../support/compile.js'
+import { SECRET, serveAuthApp, type AuthApp } from './support.js'
 
 interface Reply {
   status: number
@@ -23,24 +17,12 @@ interface Reply {
 }
 
 let auth: Auth
-let server: Server
+let app: AuthApp
 let base: string
 const ids: Record<string, number> = {}
 
-/** The throttle issue owns 'throttle'; here it lets everything through. */
-const passThrough = () => (request: never, next: (r: never) => unknown) => next(request)
-
 beforeAll(async () => {
   auth = createAuth({ secret: SECRET, database: 'sqlite::memory:', production: false })
-  const register = (r: Registrar): void => authRoutes(r, auth)
-  const { dir } = await compileRoutes(register)
-  const kernel = await Kernel.boot({
-    routeCache: dir,
-    register,
-    env: 'test',
-    log: silentLogger,
-    middleware: { ...auth.middleware, throttle: passThrough as never },
-  })
   ids.ada = (
     await createUser(auth, {
       email: 'ada@example.com',
@@ -62,13 +44,12 @@ beforeAll(async () => {
       passwordHash: '$2y$10$not-a-hash',
     })
   ).id
-  server = createServer(createListener(() => kernel))
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  app = await serveAuthApp(auth)
+  base = app.base
 })
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve))
+  await app.close()
   await auth.close()
   cleanupTempDirs()
 })

@@ -1,12 +1,19 @@
 /** Helpers of the auth tests: running middleware like the kernel does, and the real services. */
 import { randomBytes } from 'node:crypto'
-import { createConnection } from 'node:net'
+import { createServer, type Server } from 'node:http'
+import { createConnection, type AddressInfo } from 'node:net'
+import type { Auth } from '../../src/auth/auth.js'
+import { authRoutes } from '../../src/auth/routes.js'
+import type { Registrar } from '../../src/define/registrar.js'
+import { Kernel } from '../../src/runtime/kernel.js'
+import { createListener } from '../../src/runtime/node-adapter.js'
 import { renderError, toHttpError } from '../../src/runtime/error-boundary.js'
 import { silentLogger } from '../../src/runtime/logger.js'
 import { compose } from '../../src/runtime/pipeline.js'
 import { FwRequest } from '../../src/runtime/request/request.js'
 import { json, type FwResponse } from '../../src/runtime/response.js'
 import type { KernelServices, Middleware, MiddlewareFactory } from '../../src/runtime/types.js'
+import { compileRoutes } from '../support/compile.js'
 
 export const SECRET = 'test-secret-that-is-at-least-32-bytes-long!!'
 
@@ -117,4 +124,32 @@ export function b64(value: unknown): string {
   return Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString(
     'base64url',
   )
+}
+
+/** An app serving the recipe's routes over real HTTP on 127.0.0.1 (a port of its own). */
+export interface AuthApp {
+  base: string
+  close: () => Promise<void>
+}
+
+/** The throttle issue owns 'throttle'; here it lets everything through. */
+const passThrough = () => (request: never, next: (r: never) => unknown) => next(request)
+
+/** Boots a Kernel on a compiled cache of `authRoutes(r, auth)` and serves it with node:http. */
+export async function serveAuthApp(auth: Auth): Promise<AuthApp> {
+  const register = (r: Registrar): void => authRoutes(r, auth)
+  const { dir } = await compileRoutes(register)
+  const kernel = await Kernel.boot({
+    routeCache: dir,
+    register,
+    env: 'test',
+    log: silentLogger,
+    middleware: { ...auth.middleware, throttle: passThrough as never },
+  })
+  const server: Server = createServer(createListener(() => kernel))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  }
 }
