@@ -7,20 +7,13 @@ import { createHmac, randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assertBuilt, cleanupProjects, makeProject } from '../support/project.js'
-import { sendTo, serveApp, type Answer, type ServedApp } from '../support/server.js'
+import { clientOf, serveApp, type Answer, type ServedApp } from '../support/server.js'
 
 const SIGNING_KEY = 'conformance-signing-key-of-32-bytes-or-more'
 
 let app: ServedApp
 
-const send = (
-  method: string,
-  path: string,
-  options: { headers?: Record<string, string>; body?: string | Buffer } = {},
-): Promise<Answer> => sendTo(app.port, method, path, options)
-
-const get = (path: string, headers: Record<string, string> = {}): Promise<Answer> =>
-  send('GET', path, { headers })
+const { send, get } = clientOf(() => app)
 
 /** A signature made as DESIGN.md says: hex HMAC-SHA256 of `path?query` without `_sig`. */
 const sign = (payload: string): string =>

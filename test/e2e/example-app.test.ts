@@ -5,18 +5,11 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assertBuilt, cleanupProjects, makeProject } from '../support/project.js'
-import { sendTo, serveApp, type Answer, type ServedApp } from '../support/server.js'
+import { clientOf, serveApp, type Answer, type ServedApp } from '../support/server.js'
 
 let app: ServedApp
 
-const send = (
-  method: string,
-  path: string,
-  options: { headers?: Record<string, string>; body?: string | Buffer } = {},
-): Promise<Answer> => sendTo(app.port, method, path, options)
-
-const get = (path: string, headers: Record<string, string> = {}): Promise<Answer> =>
-  send('GET', path, { headers })
+const { send, get } = clientOf(() => app)
 const postJson = (
   path: string,
   data: unknown,

@@ -90,3 +90,24 @@ export function sendTo(
     req.end(options.body)
   })
 }
+
+/**
+ * `send` and `get` bound to the app `current()` returns when called (the app a beforeAll starts).
+ * @example
+ * const { send, get } = clientOf(() => app)
+ */
+export function clientOf(current: () => { port: number }): {
+  send: (
+    method: string,
+    path: string,
+    options?: { headers?: Record<string, string>; body?: string | Buffer },
+  ) => Promise<Answer>
+  get: (path: string, headers?: Record<string, string>) => Promise<Answer>
+} {
+  const send = (
+    method: string,
+    path: string,
+    options: { headers?: Record<string, string>; body?: string | Buffer } = {},
+  ): Promise<Answer> => sendTo(current().port, method, path, options)
+  return { send, get: (path, headers = {}) => send('GET', path, { headers }) }
+}
