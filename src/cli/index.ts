@@ -9,7 +9,14 @@ import { registerRoutesListCommand } from './commands/routes-list.js'
 import { registerServeCommand } from './commands/serve.js'
 import { registerInitCommand } from './commands/init.js'
 import { registerUserCreateCommand } from './commands/user-create.js'
-import { ignoreClosedPipes, isDebug, printError, stdio, type Output } from './output.js'
+import {
+  ignoreClosedPipes,
+  isDebug,
+  printError,
+  printStrayErrors,
+  stdio,
+  type Output,
+} from './output.js'
 
 const { version } = JSON.parse(
   readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
@@ -41,7 +48,10 @@ export function createProgram(output: Output = stdio): Command {
 
 /** Runs the CLI; resolves to the exit code (0 ok, 1 user error). */
 export async function main(argv: readonly string[], output: Output = stdio): Promise<number> {
-  if (output === stdio) ignoreClosedPipes()
+  if (output === stdio) {
+    ignoreClosedPipes()
+    printStrayErrors(output, isDebug(argv))
+  }
   try {
     await createProgram(output).parseAsync(argv as string[])
     return 0

@@ -37,6 +37,33 @@ function onWriteError(this: NodeJS.WriteStream, error: NodeJS.ErrnoException): v
   closed.add(this)
 }
 
+let strayErrorsPrinted = false
+
+/**
+ * Prints an FwError thrown outside the command's own promises, such as a routes file registering
+ * from a timer after its function returned (FW_ROUTES_LATE), as every error is printed: one line
+ * and a hint, exit 1, instead of Node's raw stack. Anything else keeps Node's default (rethrown).
+ * @example
+ * printStrayErrors(stdio, isDebug(argv)) // in main(), before the command runs
+ */
+export function printStrayErrors(output: Output, debug: boolean): void {
+  if (strayErrorsPrinted) return
+  strayErrorsPrinted = true
+  const onStray = (error: unknown): void => {
+    if (error instanceof FwError) {
+      printError(output, error, debug)
+      process.exit(1)
+    }
+    process.off('uncaughtException', onStray)
+    process.off('unhandledRejection', onStray)
+    setImmediate(() => {
+      throw error
+    })
+  }
+  process.on('uncaughtException', onStray)
+  process.on('unhandledRejection', onStray)
+}
+
 export function isDebug(argv: readonly string[]): boolean {
   return argv.includes('--debug') || process.env.FW_DEBUG === '1'
 }

@@ -80,6 +80,7 @@ function runRegister(file: string, register: (r: Registrar) => void): Registrar 
   assertSynchronous(returned, `The default export of ${displayPath(file)}`, () =>
     defaultExportAt(file),
   )
+  registrar.seal()
   return registrar
 }
 

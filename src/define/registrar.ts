@@ -23,6 +23,9 @@ export type GroupCallback = (r: Registrar) => void
 // the built-ins.
 const ALIAS_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/
 
+/** Throws FW_ROUTES_LATE once registration has ended (`argument` names the call in the message). */
+type AssertOpen = (call: string, argument?: unknown) => void
+
 interface Scope {
   id: number
   prefix: string
@@ -42,14 +45,17 @@ interface Scope {
 export class Route {
   readonly #record: RouteRecord
   readonly #namePrefix: string
+  readonly #assertOpen: AssertOpen
 
-  constructor(record: RouteRecord, namePrefix: string) {
+  constructor(record: RouteRecord, namePrefix: string, assertOpen: AssertOpen) {
     this.#record = record
     this.#namePrefix = namePrefix
+    this.#assertOpen = assertOpen
   }
 
   /** Names the route; the enclosing groups' name prefixes are prepended. */
   withName(name: string): this {
+    this.#assertOpen('withName', name)
     if (typeof name !== 'string') {
       throw new FwError(
         'FW_NAME_INVALID',
@@ -66,6 +72,7 @@ export class Route {
 
   /** Adds middleware after the groups' and any given before. */
   withMiddleware(middleware: MiddlewareRef | readonly MiddlewareRef[]): this {
+    this.#assertOpen('withMiddleware')
     const added = toList(middleware)
     this.#record.middleware.push(...added)
     this.#record.middlewareScopes.push(...added.map(() => -1))
@@ -96,9 +103,19 @@ export class Registrar {
     chain: [0],
   }
   #nextScopeId = 1
+  #sealed = false
 
   constructor(options: { captureLocations?: boolean } = {}) {
     this.#captureLocations = options.captureLocations ?? false
+  }
+
+  /**
+   * Ends registration: the routes function has returned and its routes were collected. A call
+   * made later (from a timer, a `.then` or an event) would not be in the route table, so it
+   * throws FW_ROUTES_LATE instead of being lost silently.
+   */
+  seal(): void {
+    this.#sealed = true
   }
 
   get(path: string, handler: HandlerRef, nameOrOptions?: string | RouteOptions | null): Route {
@@ -137,6 +154,7 @@ export class Registrar {
     callback?: GroupCallback,
   ): void
   group(...args: unknown[]): void {
+    this.#assertOpen('group')
     const index = args.findIndex((a) => typeof a === 'function')
     if (index === -1) {
       throw this.#error(
@@ -183,6 +201,7 @@ export class Registrar {
    * and then be ignored, or fail, when the server starts.
    */
   alias(name: string, middleware: MiddlewareRef): this {
+    this.#assertOpen('alias', name)
     if (typeof name !== 'string' || !ALIAS_NAME.test(name)) {
       throw this.#error(
         'FW_MIDDLEWARE_INVALID',
@@ -207,6 +226,7 @@ export class Registrar {
     handler: HandlerRef,
     nameOrOptions: string | RouteOptions | null | undefined,
   ): Route {
+    this.#assertOpen(method.toLowerCase(), path)
     const where = this.#captureLocations ? captureLocation() : null
     if (typeof path !== 'string') {
       throw this.#error(
@@ -234,7 +254,17 @@ export class Registrar {
     // Resolved on first read: only routes named in an error message pay for a line number.
     if (where) Object.defineProperty(record, 'location', { get: where, enumerable: true })
     this.routes.push(record)
-    return new Route(record, scope.namePrefix)
+    return new Route(record, scope.namePrefix, this.#assertOpen)
+  }
+
+  readonly #assertOpen: AssertOpen = (call, argument) => {
+    if (!this.#sealed) return
+    const shown = typeof argument === 'string' ? JSON.stringify(argument) : ''
+    throw this.#error(
+      'FW_ROUTES_LATE',
+      `${call}(${shown}) was called after the routes function returned: it is not in the route table`,
+      'Register every route while the routes function runs, not in a timer, a .then or an event handler; load what you need with top-level await in the routes module.',
+    )
   }
 
   /** A Fail that throws with the location of the registration call. */
@@ -268,6 +298,7 @@ export function collectRoutes(
 ): Registrar {
   const registrar = new Registrar(options)
   assertSynchronous(register(registrar) as unknown, 'The routes function')
+  registrar.seal()
   return registrar
 }
 

@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   FW_ROUTES_LOAD: 'The routes file threw while it was loaded',
   FW_ROUTES_READ: 'The routes file, or a file it imports, cannot be read',
   FW_ROUTES_ASYNC: 'The routes function returned a promise; it must register routes synchronously',
+  FW_ROUTES_LATE: 'A route was registered after the routes function returned',
   FW_TEMP_WRITE: 'The temporary bundle fw imports the routes or config file from cannot be written',
   FW_CACHE_MISSING: 'The route cache has not been built',
   FW_CACHE_STALE: 'The route cache was built from other routes or by another version',

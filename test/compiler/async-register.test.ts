@@ -118,3 +118,68 @@ describe('at run time', () => {
     }
   })
 })
+
+describe('a registration made after the routes function returned', () => {
+  it('fails the build with one FW_ROUTES_LATE line at the late call, instead of leaving the route out', async () => {
+    const dir = makeProject({
+      'routes.ts': `export default (r) => {\n  r.get('/a', () => 'a')\n  Promise.resolve().then(() => r.get('/b', () => 'b'))\n}\n`,
+    })
+    for (const args of [['routes:list'], ['route:cache', 'build', '--cache', 'cache']]) {
+      const result = await runFw([...args, '--routes', 'routes.ts'], { cwd: dir })
+      expect(result.code).toBe(1)
+      const [error, hint, ...rest] = lines(result.stderr)
+      expect(rest).toEqual([])
+      expect(error).toMatch(
+        /^error routes\.ts:3:\d+: get\("\/b"\) was called after the routes function returned: it is not in the route table \[FW_ROUTES_LATE\]$/,
+      )
+      expect(hint).toMatch(/^ {2}hint: Register every route while the routes function runs/)
+    }
+  })
+
+  it('also from a timer', async () => {
+    const dir = makeProject({
+      'routes.ts': `export default (r) => {\n  r.get('/a', () => 'a')\n  setTimeout(() => r.group('/late', (r) => r.get('/b', () => 'b')), 0)\n}\n`,
+    })
+    const result = await runFw(['routes:list', '--routes', 'routes.ts'], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(lines(result.stderr)[0]).toMatch(/^error routes\.ts:3:\d+: group\(\) was called after/)
+    expect(result.stderr).not.toMatch(/^\s+at /m)
+  })
+
+  it('throws from every registering call of a collected registrar and its routes', () => {
+    let saved: Registrar | undefined
+    let route: ReturnType<Registrar['get']> | undefined
+    const registrar = collectRoutes((r) => {
+      saved = r
+      route = r.get('/a', () => 'a')
+    })
+    const late = expect.objectContaining({ code: 'FW_ROUTES_LATE' })
+    expect(() => saved!.post('/b', () => 'b')).toThrow(late)
+    expect(() => saved!.group('/g', () => {})).toThrow(late)
+    expect(() => saved!.alias('tenant', (request, next) => next(request))).toThrow(late)
+    expect(() => route!.withName('a')).toThrow(late)
+    expect(() => route!.withMiddleware('auth')).toThrow(late)
+    expect(registrar.routes).toHaveLength(1)
+    expect(registrar.routes[0]).toMatchObject({ path: '/a', name: null, middleware: [] })
+  })
+
+  it('throws after Kernel.boot collected the routes', async () => {
+    const dir = await buildCacheFor((r) => r.get('/a', () => 'a'))
+    let saved: Registrar | undefined
+    await Kernel.boot({
+      routeCache: dir,
+      register: (r) => {
+        saved = r
+        r.get('/a', () => 'a')
+      },
+      log: silentLogger,
+      signingKeys: ['k'],
+    })
+    expect(() => saved!.get('/b', () => 'b')).toThrow(
+      expect.objectContaining({
+        code: 'FW_ROUTES_LATE',
+        message: expect.stringMatching(/^get\("\/b"\)/),
+      }),
+    )
+  })
+})
