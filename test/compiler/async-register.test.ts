@@ -147,8 +147,8 @@ describe('a registration made after the routes function returned', () => {
   })
 
   it('throws from every registering call of a collected registrar and its routes', () => {
-    let saved: Registrar | undefined
-    let route: ReturnType<Registrar['get']> | undefined
+    let saved = undefined as Registrar | undefined
+    let route = undefined as ReturnType<Registrar['get']> | undefined
     const registrar = collectRoutes((r) => {
       saved = r
       route = r.get('/a', () => 'a')
@@ -156,7 +156,7 @@ describe('a registration made after the routes function returned', () => {
     const late = expect.objectContaining({ code: 'FW_ROUTES_LATE' })
     expect(() => saved!.post('/b', () => 'b')).toThrow(late)
     expect(() => saved!.group('/g', () => {})).toThrow(late)
-    expect(() => saved!.alias('tenant', (request, next) => next(request))).toThrow(late)
+    expect(() => saved!.alias('tenant', () => null)).toThrow(late)
     expect(() => route!.withName('a')).toThrow(late)
     expect(() => route!.withMiddleware('auth')).toThrow(late)
     expect(registrar.routes).toHaveLength(1)
@@ -165,7 +165,7 @@ describe('a registration made after the routes function returned', () => {
 
   it('throws after Kernel.boot collected the routes', async () => {
     const dir = await buildCacheFor((r) => r.get('/a', () => 'a'))
-    let saved: Registrar | undefined
+    let saved = undefined as Registrar | undefined
     await Kernel.boot({
       routeCache: dir,
       register: (r) => {
