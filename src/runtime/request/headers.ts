@@ -1,6 +1,7 @@
 /**
- * An immutable, case-insensitive header collection. Each entry keeps the name as it was first
- * given (Node gives lowercase) for `getHeaders()`; lookups go through the lowercase key.
+ * An immutable, case-insensitive header collection. Names are lowercase, as Node and `Headers`
+ * give them, wherever a header comes from (`withHeader('X-Tenant', …)` too): `getHeaders()` lists
+ * them so, and lookups go through the lowercase key.
  */
 export interface HeaderEntry {
   readonly name: string
@@ -233,8 +234,10 @@ export function withHeader(
   name: string,
   value: string | readonly string[],
 ): HeaderBag {
+  const values = checkValues(name, value)
+  const lower = name.toLowerCase()
   const copy = new Map(bag)
-  copy.set(name.toLowerCase(), { name, values: checkValues(name, value) })
+  copy.set(lower, { name: lower, values })
   return copy
 }
 
@@ -244,10 +247,11 @@ export function withAddedHeader(
   name: string,
   value: string | readonly string[],
 ): HeaderBag {
-  const previous = bag.get(name.toLowerCase())
+  const lower = name.toLowerCase()
+  const previous = bag.get(lower)
   const values = [...(previous?.values ?? []), ...checkValues(name, value)]
   const copy = new Map(bag)
-  copy.set(name.toLowerCase(), { name: previous?.name ?? name, values })
+  copy.set(lower, { name: previous?.name ?? lower, values })
   return copy
 }
 
@@ -258,7 +262,7 @@ export function withoutHeader(bag: HeaderBag, name: string): HeaderBag {
   return copy
 }
 
-/** Header name → list of values, names as first given. */
+/** Header name (lowercase) → list of values. */
 export function headersToRecord(bag: HeaderBag): Record<string, string[]> {
   const record: Record<string, string[]> = {}
   for (const entry of bag.values()) {

@@ -142,8 +142,7 @@ class MultipartRun {
       const limit = this.#options.limits.fileSize
       this.#fail(payloadTooLarge(`Uploaded file exceeds the limit of ${limit} bytes`))
     })
-    // An empty file input is sent with filename="" and no content: no file.
-    if (this.#settled || !usableName(name) || info.filename === '') {
+    if (this.#settled || !usableName(name)) {
       return void stream.on('data', (chunk: Buffer) => this.#onFileData(chunk))
     }
     const upload = new TempUpload(this.#options.uploadDir, name, info)
@@ -192,12 +191,25 @@ class MultipartRun {
     if (this.#settled) return
     this.#settled = true
     this.#body.stream.off('data', this.#onBodyData)
-    const uploads = this.#uploads.map((upload) => upload.toUploadedFile())
+    const kept = await this.#dropEmptyInputs()
+    const uploads = kept.map((upload) => upload.toUploadedFile())
     this.#resolve({
       fields: finalizeParams(this.#fields),
-      files: groupFiles(this.#uploads, uploads),
+      files: groupFiles(kept, uploads),
       uploads,
     })
+  }
+
+  /**
+   * Removes the parts of empty file inputs and gives the others. A browser sends an empty
+   * `<input type="file">` as `filename=""` (busboy: no filename) with no content; known only once
+   * the part ended. A part without a filename but with content is kept: the client sent a file.
+   */
+  async #dropEmptyInputs(): Promise<TempUpload[]> {
+    const empty = this.#uploads.filter((upload) => upload.isEmptyInput())
+    if (empty.length === 0) return this.#uploads
+    await Promise.allSettled(empty.map((upload) => upload.remove()))
+    return this.#uploads.filter((upload) => !upload.isEmptyInput())
   }
 
   async #fail(error: unknown): Promise<void> {
@@ -245,11 +257,17 @@ class TempUpload {
     await rm(this.path, { force: true })
   }
 
+  /** No client filename and no content: what a browser sends for an empty file input. */
+  isEmptyInput(): boolean {
+    return this.size === 0 && !this.info.filename
+  }
+
   toUploadedFile(): UploadedFile {
     return new UploadedFile({
       path: this.path,
       size: this.size,
-      clientFilename: this.info.filename ?? null,
+      // busboy gives '' for a name without a base name ('.', 'dir/'): no name either.
+      clientFilename: this.info.filename || null,
       clientMediaType: this.info.mimeType,
     })
   }

@@ -97,12 +97,38 @@ function splitKey(key: string, depth: number, strict: boolean): string[] {
   return segments
 }
 
-/** `[]` appends: the first free integer key. */
+/**
+ * `[]` appends, as in PHP: at the largest integer key plus one, else at 0 (`a[x]=1&a[]=2` is
+ * `{ x: '1', 0: '2' }`, `a[5]=x&a[]=y` puts y at 6). The next index of each container is
+ * remembered rather than found by scanning its keys: a form of 1000 `a[]` pairs would otherwise
+ * cost 500,000 steps (~15 ms).
+ */
 function slotName(node: Params, segment: string): string {
-  if (segment !== '') return segment
-  let index = Object.keys(node).length
-  while (Object.hasOwn(node, String(index))) index++
-  return String(index)
+  if (segment === '') {
+    const next = NEXT_INDEX.get(node) ?? 0
+    NEXT_INDEX.set(node, next + 1)
+    return String(next)
+  }
+  if (isIndex(segment)) {
+    const after = Number(segment) + 1
+    if (after > (NEXT_INDEX.get(node) ?? 0)) NEXT_INDEX.set(node, after)
+  }
+  return segment
+}
+
+// Containers are made by addParam (and the roots given to it), so every integer key set in one
+// went through slotName. Weak: the entries go with the parsed input.
+const NEXT_INDEX = new WeakMap<Params, number>()
+
+/** Whether `key` is an integer key as PHP reads one (`0`, `17`; not `01`, `-1` or 16 digits). */
+function isIndex(key: string): boolean {
+  const first = key.charCodeAt(0)
+  if (key.length > 15 || first < 48 || first > 57 || (first === 48 && key.length > 1)) return false
+  for (let i = 1; i < key.length; i++) {
+    const c = key.charCodeAt(i)
+    if (c < 48 || c > 57) return false
+  }
+  return true
 }
 
 /** Turns every map whose keys are exactly 0..n-1 into an array, depth first. */

@@ -9,7 +9,7 @@ import { BodySlot } from './body.js'
 import type { BodyData } from './content.js'
 import { contentSlot, createState, type CreateRequestInit } from './factory.js'
 import * as h from './headers.js'
-import { select, valueAt } from './input.js'
+import { copyAt, select, valueAt } from './input.js'
 import { mixInputMethods, type InputMethods } from './input-methods.js'
 import type { FileMap } from './multipart.js'
 import { resolveOptions, type TrustFunction } from './options.js'
@@ -175,10 +175,16 @@ export class FwRequest {
 
   // --- URI and client -------------------------------------------------------------------------
 
-  /** `scheme://host[:port]/path?query`. */
+  /**
+   * `scheme://host[:port]/path?query`. The asterisk form (`OPTIONS *`) names no path (RFC 9112
+   * §3.3: the URI is `scheme://host`), and a path given without its leading `/` (`withUri('x')`)
+   * gets one: glued to the host, `.evil.com/x` would name another host.
+   */
   getUri(): string {
     const query = this.getQueryString()
-    return `${this.getSchemeAndHttpHost()}${this.getPath()}${query === '' ? '' : `?${query}`}`
+    const path = this.getPath()
+    const shown = path.charCodeAt(0) === 47 ? path : path === '*' ? '' : `/${path}`
+    return `${this.getSchemeAndHttpHost()}${shown}${query === '' ? '' : `?${query}`}`
   }
 
   getScheme(): 'http' | 'https' {
@@ -267,8 +273,15 @@ export class FwRequest {
     return copyDeep(this.#s.cookies())
   }
 
+  /**
+   * The cookie named `key`. Cookie names often hold dots (`connect.sid`, `next-auth.session-token`),
+   * so the name is looked up as it is first; a dotted path reads into nested values only when no
+   * cookie has that name (values given by `withCookieParams`).
+   */
   cookie(key: string, fallback: unknown = null): unknown {
-    return valueAt(this.#s.cookies(), key, fallback)
+    const cookies = this.#s.cookies()
+    if (Object.hasOwn(cookies, key)) return copyDeep(cookies[key])
+    return copyAt(cookies, key, fallback)
   }
 
   getServerParams(): Params {
@@ -368,10 +381,14 @@ export class FwRequest {
     return this.#with({ body: slot })
   }
 
-  /** A copy whose parsed body (what `input()`/`post()` read) is `data`. */
+  /**
+   * A copy whose parsed body (what `input()`/`post()` read) is `data`; with null, a copy without
+   * one (PSR-7: `getParsedBody()` is then null, and `input()` empty).
+   */
   withParsedBody(data: Params | null): FwRequest {
     const value = Object.assign(emptyParams(), data === null ? null : copyDeep(data))
-    const kind = (base: BodyData): BodyData['kind'] => (base.kind === 'json' ? 'json' : 'form')
+    const kind = (base: BodyData): BodyData['kind'] =>
+      data === null ? 'none' : base.kind === 'json' ? 'json' : 'form'
     return this.#with({
       body: BodySlot.overlay(this.#s.body, (base) => ({ kind: kind(base), value: () => value })),
     })

@@ -174,7 +174,9 @@ describe('multipart over HTTP', () => {
       { name: 'f', filename: '', content: '' },
     ])
     const res = await send(port, { headers: { 'content-type': MULTIPART_TYPE }, body })
-    expect(res.body).toMatchObject({ input: { a: '1' }, files: {} })
+    expect(res.body).toMatchObject({ input: { a: '1' } })
+    // toMatchObject would take any object for `files: {}`: the list must be empty.
+    expect((res.body as { files: unknown }).files).toEqual({})
   })
 
   it('answers 413 for more fields than allowed', async () => {
