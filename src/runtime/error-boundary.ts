@@ -142,26 +142,54 @@ function serializeBody(
   }
 }
 
-/** JSON unless the client prefers problem+json or plain text (a tiny q-value aware check). */
-function pickFormat(accept: string): 'json' | 'problem' | 'text' {
+type Format = 'json' | 'problem' | 'text'
+
+// The formats the boundary renders, by media type, in the order that wins a tie.
+const FORMATS: ReadonlyArray<readonly [Format, string]> = [
+  ['json', 'application/json'],
+  ['problem', 'application/problem+json'],
+  ['text', 'text/plain'],
+]
+
+/**
+ * JSON unless the client rates problem+json or plain text higher (RFC 9110 §12.5.1). A type
+ * takes the q-value of the most specific range that matches it (`text/plain`, then `text/*`,
+ * then any type), so a type refused by name (`q=0`) is never sent through a wildcard; a tie goes
+ * to the more specific match, then the range listed first, then JSON. JSON when none is
+ * acceptable.
+ */
+function pickFormat(accept: string): Format {
   if (accept === '' || accept === '*/*') return 'json'
-  let best: 'json' | 'problem' | 'text' = 'json'
-  let bestQ = -1
-  for (const part of accept.split(',')) {
-    const [type = '', ...params] = part.trim().toLowerCase().split(';')
-    const q = Number(params.find((p) => p.trim().startsWith('q='))?.split('=')[1] ?? 1)
-    const format =
-      type === 'application/problem+json'
-        ? 'problem'
-        : type === 'text/plain' || type === 'text/*'
-          ? 'text'
-          : type === 'application/json' || type.endsWith('/*')
-            ? 'json'
-            : null
-    if (format !== null && q > 0 && q > bestQ) {
+  const ranges = accept.toLowerCase().split(',')
+  let best: Format = 'json'
+  let bestRank = 0
+  for (const [format, type] of FORMATS) {
+    const rank = rankOf(type, ranges)
+    if (rank > bestRank) {
       best = format
-      bestQ = q
+      bestRank = rank
     }
   }
   return best
+}
+
+/**
+ * How the client rates `type` (`main/sub`), as one number that orders by q-value (three
+ * decimals, RFC 9110 §12.4.2), then specificity, then the earlier range: 0 when unacceptable.
+ */
+function rankOf(type: string, ranges: string[]): number {
+  const wildcard = `${type.slice(0, type.indexOf('/'))}/*`
+  let rank = 0
+  let specificity = -1
+  ranges.forEach((part, order) => {
+    const [range = '', ...params] = part.split(';')
+    // White space may stand before the ';' too (`text/plain ; q=0.5`).
+    const name = range.trim()
+    const found = name === type ? 2 : name === wildcard ? 1 : name === '*/*' ? 0 : -1
+    if (found <= specificity) return
+    specificity = found
+    const q = Number(params.find((p) => p.trim().startsWith('q='))?.split('=')[1] ?? 1)
+    rank = q > 0 ? (Math.round(q * 1000) * 3 + found) * 1000 + Math.max(999 - order, 0) : 0
+  })
+  return rank
 }

@@ -36,7 +36,8 @@ export interface ListenerOptions {
 /**
  * The 'request' listener: answers each request through the kernel current at its arrival. Before
  * routing it refuses, and closes the connection after, a header list Node cut short (431), an
- * HTTP/1.1 request without Host (400) and a transfer coding other than chunked (501).
+ * HTTP/1.1 request without Host (400), a transfer coding other than chunked (501), and a
+ * Transfer-Encoding that lists no coding or comes in an HTTP/1.0 request (400).
  * `attachKernel` wires it with the other listeners.
  * @example
  * const server = http.createServer(createListener(() => kernel))
@@ -201,8 +202,8 @@ function send(res: ServerResponse, response: FwResponse, request: FwRequest, ker
  * writeHead), so a body that fails before producing anything, such as a file that cannot be
  * opened, is still answered by the error boundary (as Fastify does) instead of by a 200 cut
  * short. A failure after the first chunk can only end the connection, which tells the client
- * that the body is incomplete. A client that goes away stops the reading (a file stays open
- * otherwise).
+ * that the body is incomplete, as does a body that does not match the Content-Length it
+ * declares. A client that goes away stops the reading (a file stays open otherwise).
  */
 function sendStream(
   res: ServerResponse,
@@ -230,6 +231,9 @@ function sendStream(
     res.end()
     return
   }
+  const declared = response.header('content-length')
+  if (declared !== undefined && hasContent(response.status))
+    holdToLength(body, res, declared, kernel)
   let failed = false
   // `on`, not `once`: a stream that emits 'error' twice must not crash the process.
   body.on('error', (error) => {
@@ -278,6 +282,34 @@ function bytesOnly(body: Readable): Readable {
   // from throwing; `checked`'s own 'error' listener reports the failure.
   pipeline(body, checked, () => {})
   return checked
+}
+
+/** Whether a response of `status` carries content (RFC 9110 §6.4.1: not 1xx, 204 or 304). */
+function hasContent(status: number): boolean {
+  return status >= 200 && status !== 204 && status !== 304
+}
+
+/**
+ * Holds `body` to the Content-Length its response declares: Node writes whatever a stream yields,
+ * so the excess of a longer body would be read by the client as the next response (response
+ * splitting), and a shorter body would take the start of the next response as its rest. A chunk
+ * that goes past the length, or an end short of it, cuts the connection instead (the chunk is
+ * not written: Node drops writes to a destroyed response), which tells the client the body is
+ * incomplete. It must listen before pipe() does, to see each chunk first.
+ */
+function holdToLength(body: Readable, res: ServerResponse, declared: string, kernel: Kernel): void {
+  // A length that is no number of bytes fits no body.
+  let left = /^\d+$/.test(declared) ? Number(declared) : -1
+  const check = (): void => {
+    if (left === 0 || res.destroyed) return
+    kernel.log.warn({ declared }, 'A streamed body does not match its Content-Length')
+    res.destroy()
+  }
+  body.on('data', (chunk: Buffer | string) => {
+    left -= typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength
+    if (left < 0) check()
+  })
+  body.once('end', check)
 }
 
 function chunkKind(chunk: unknown): string {

@@ -2,7 +2,8 @@
  * Requests fw refuses at the wire, before the kernel sees them, each answered with a JSON error
  * like fw's others and then the connection closed: what Node's parser refuses ('clientError'),
  * what it accepts although fw cannot serve it (a header list it cut short, an HTTP/1.1 request
- * without Host, a transfer coding other than chunked), CONNECT, and an unknown expectation.
+ * without Host, a Transfer-Encoding it cannot frame the body by), CONNECT, and an unknown
+ * expectation.
  * Answers go out in request order (RFC 9112 §9.3.2). `attachKernel` (node-adapter.ts) wires them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -18,6 +19,8 @@ const NOT_IMPLEMENTED: Refusal = [501, 'Not Implemented']
 const MISSING_HOST: Refusal = [400, 'An HTTP/1.1 request needs a Host header']
 const TOO_MANY_HEADERS: Refusal = [431, 'Too many header fields']
 const UNKNOWN_CODING: Refusal = [501, 'Transfer-Encoding other than chunked is not supported']
+// RFC 9112 §6.3: chunked must be the last coding, and HTTP/1.0 has none (§6.1).
+const NOT_CHUNKED: Refusal = [400, 'Transfer-Encoding must be chunked, in HTTP/1.1']
 export const EXPECTATION_FAILED: Refusal = [417, 'Only the expectation 100-continue is supported']
 const JSON_TYPE = 'application/json; charset=utf-8'
 
@@ -29,8 +32,8 @@ const DEFAULT_HEADER_ENTRIES = 2000
 /**
  * Why a request Node's parser accepted must still be refused before routing, or null: a header
  * list Node cut short (431: never lose a header or its body), an HTTP/1.1 request without Host
- * (RFC 9112 §3.2), a transfer coding other than chunked (501, RFC 9112 §6.1: its body cannot be
- * read). Hot path: one pass over the raw headers, comparing lengths before names.
+ * (RFC 9112 §3.2), a Transfer-Encoding fw cannot frame by (`codingRefusal`). Hot path: one pass
+ * over the raw headers, comparing lengths before names.
  */
 export function refusalOf(req: IncomingMessage): Refusal | null {
   const raw = req.rawHeaders
@@ -40,10 +43,33 @@ export function refusalOf(req: IncomingMessage): Refusal | null {
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!
     if (name.length === 4) host ||= isName(name, 'host')
-    else if (isName(name, 'transfer-encoding')) coding ||= !onlyChunked(raw[i + 1]!)
+    else coding ||= isName(name, 'transfer-encoding')
   }
   if (!host && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) return MISSING_HOST
-  return coding ? UNKNOWN_CODING : null
+  return coding ? codingRefusal(req) : null
+}
+
+/**
+ * Why the Transfer-Encoding of a request makes its body unreadable, or null when it is chunked
+ * (RFC 9112 §6.1, §6.3): a coding other than chunked is 501; no coding at all (an empty field,
+ * which Node lets Content-Length frame) is 400, as chunked must come last; and so is any in
+ * HTTP/1.0 (or the 0.9 and 2.0 request lines Node also takes), whose framing is faulty whatever
+ * it says. A front end that frames such a request otherwise would read another request in its
+ * body (smuggling); refused, the connection closes.
+ */
+function codingRefusal(req: IncomingMessage): Refusal | null {
+  if (req.httpVersion !== '1.1') return NOT_CHUNKED
+  const raw = req.rawHeaders
+  let chunked = false
+  for (let i = 0; i < raw.length; i += 2) {
+    if (!isName(raw[i]!, 'transfer-encoding')) continue
+    for (const coding of raw[i + 1]!.split(',')) {
+      const name = coding.trim().toLowerCase()
+      if (name !== '' && name !== 'chunked') return UNKNOWN_CODING
+      chunked ||= name !== ''
+    }
+  }
+  return chunked ? null : NOT_CHUNKED
 }
 
 function headerEntryLimit(req: IncomingMessage): number {
@@ -51,15 +77,6 @@ function headerEntryLimit(req: IncomingMessage): number {
   const count = server?.maxHeadersCount
   if (typeof count !== 'number') return DEFAULT_HEADER_ENTRIES
   return count > 0 ? count * 2 : Infinity
-}
-
-/** Whether a Transfer-Encoding value lists chunked only (Node's parser refuses it twice). */
-function onlyChunked(value: string): boolean {
-  for (const coding of value.split(',')) {
-    const name = coding.trim().toLowerCase()
-    if (name !== '' && name !== 'chunked') return false
-  }
-  return true
 }
 
 /**
