@@ -11,6 +11,10 @@ import { badRequest, forbidden, gone } from './http-error.js'
 import type { FwRequest } from './request/request.js'
 
 export type PayloadMode = 'relative' | 'absolute'
+
+/** A well-formed `_exp`: Unix seconds, at most 12 digits (up to the year 33658). */
+const EXPIRY = /^[0-9]{1,12}$/
+
 type UrlFor = (
   name: string,
   params?: Record<string, unknown>,
@@ -101,7 +105,7 @@ export class UrlSigner {
     if (sig.length !== 1)
       throw badRequest(sig.length === 0 ? 'Missing URL signature' : 'Repeated URL signature')
     const exp = pairs.filter(([k]) => k === '_exp')
-    if (exp.length > 1 || (exp.length === 1 && !/^[0-9]{1,12}$/.test(exp[0]![1]))) {
+    if (exp.length > 1 || (exp.length === 1 && !EXPIRY.test(exp[0]![1]))) {
       throw badRequest('Malformed URL expiry')
     }
     const canonical = canonicalQuery(pairs.filter(([k]) => k !== '_sig'))
@@ -128,6 +132,9 @@ export class UrlSigner {
     payloadMode: PayloadMode | null,
   ): string {
     const mode = payloadMode === null ? this.#mode : checkMode(payloadMode)
+    // The verifier answers 400 to an `_exp` it cannot read: a URL signed with one never works.
+    if (expires !== null && !EXPIRY.test(String(expires)))
+      throw new RangeError(`A signed URL cannot expire at ${expires} (1970 to the year 33658)`)
     if (Object.hasOwn(query, '_sig') || Object.hasOwn(query, '_exp')) {
       throw new TypeError('_sig and _exp are reserved for signed URLs')
     }

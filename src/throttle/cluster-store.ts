@@ -50,6 +50,11 @@ export class ClusterStore implements ThrottleStore {
     })) as ThrottleDecision
   }
 
+  async peek(key: string, rule: ThrottleRule): Promise<ThrottleDecision | null> {
+    const question = { op: 'peek', key, max: rule.max, windowMs: rule.windowMs }
+    return (await this.#primary.ask(question)) as ThrottleDecision | null
+  }
+
   release(key: string, rule: ThrottleRule, stamp: number): void {
     this.#primary.tell({ op: 'release', key, max: rule.max, windowMs: rule.windowMs, stamp })
   }
@@ -74,6 +79,7 @@ export function setupThrottlePrimary(
     const rule = { max: Number(request.max), windowMs: Number(request.windowMs) }
     if (request.op === 'release')
       return void store.release(request.key, rule, Number(request.stamp))
+    if (request.op === 'peek') return store.peek(request.key, rule)
     return request.op === 'hit' ? store.hit(request.key, rule) : undefined
   })
   // Workers forked from here on inherit it: createStoreFromEnv() then picks the ClusterStore.

@@ -37,7 +37,7 @@ export function successHeaders(
 }
 
 /**
- * Headers of the 429 of the limit that refused the request.
+ * Headers of a 429, of the limit that keeps the request out longest (see `refuse` in middleware.ts).
  * @example
  * deniedHeaders({ rule, decision, policy: 'route' }, false) // { 'retry-after': '30', 'x-ratelimit-remaining': '0', ... }
  */

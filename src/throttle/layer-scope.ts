@@ -56,6 +56,44 @@ const groupIndexes = new WeakMap<readonly RouteRecord[], GroupIndex>()
  */
 export function layerScope(kernel: KernelServices, alias: string, site: LayerSite): string {
   if (!site.routed) return `pre${site.index}`
+  const found = routeAt(kernel, site)
+  if (!found) return `r${site.index}:${site.method} ${site.host}${site.path}`
+  const { records, record } = found
+  const position = nthThrottle(record.middleware, alias, site.index)
+  if (position === -1) return `post${site.index - countThrottles(record.middleware, alias)}`
+  const group = record.middlewareScopes
+    ? exactOrigin(record, position)
+    : inferredGroup(records, record, position)
+  return group === null ? `r${position}:${routeIdentity(record)}` : `g${group}.${position}`
+}
+
+/** A throttle layer of the route that runs after the one at a site: its parameters and scope. */
+export interface LaterLayer {
+  params: string[]
+  scope: string
+}
+
+/**
+ * The throttle layers the route's own middleware list has after the layer at `site` (none
+ * before routing, nor when the kernel exposes no route table).
+ * @example
+ * laterLayers(kernel, 'throttle', { routed: true, method: 'GET', path: '/api/v1/limited', host: 'localhost', index: 0 })
+ * // [{ params: ['5', '60'], scope: 'r1:v1.limited' }]
+ */
+export function laterLayers(kernel: KernelServices, alias: string, site: LayerSite): LaterLayer[] {
+  const record = site.routed ? routeAt(kernel, site)?.record : undefined
+  if (!record) return []
+  const later = record.middleware.filter((ref) => isAlias(ref, alias)).slice(site.index + 1)
+  return later.map((ref, i) => ({
+    params: paramsOf(ref as string),
+    scope: layerScope(kernel, alias, { ...site, index: site.index + 1 + i }),
+  }))
+}
+
+function routeAt(
+  kernel: KernelServices,
+  site: LayerSite,
+): { records: readonly RouteRecord[]; record: AnnotatedRecord } | null {
   const table = (kernel as unknown as { router?: Partial<RouteTable> }).router
   const records = table?.records
   const found = records && table.match ? table.match(site.method, site.path, site.host) : null
@@ -63,13 +101,12 @@ export function layerScope(kernel: KernelServices, alias: string, site: LayerSit
     found && 'route' in found
       ? (records![found.route.id] as AnnotatedRecord | undefined)
       : undefined
-  if (!record) return `r${site.index}:${site.method} ${site.host}${site.path}`
-  const position = nthThrottle(record.middleware, alias, site.index)
-  if (position === -1) return `post${site.index - countThrottles(record.middleware, alias)}`
-  const group = record.middlewareScopes
-    ? exactOrigin(record, position)
-    : inferredGroup(records!, record, position)
-  return group === null ? `r${position}:${routeIdentity(record)}` : `g${group}.${position}`
+  return record ? { records: records!, record } : null
+}
+
+function paramsOf(ref: string): string[] {
+  const colon = ref.indexOf(':')
+  return colon === -1 ? [] : ref.slice(colon + 1).split(',')
 }
 
 function exactOrigin(record: AnnotatedRecord, position: number): number | null {

@@ -95,6 +95,17 @@ export class SlidingWindowLog {
     return decide(true, rule, now, at, at, rule.max - used - 1, at)
   }
 
+  /**
+   * The refusal a check at `now` would get, or null when it would pass; records nothing (a 429
+   * of a stacked limit asks the other limits how long they keep the request out).
+   */
+  peek(now: number, rule: ThrottleRule): ThrottleDecision | null {
+    this.#expire(now - rule.windowMs)
+    const stamps = this.#stamps
+    if (stamps.length - this.#head < rule.max) return null
+    return decide(false, rule, now, stamps[stamps.length - rule.max]!, now, 0, 0)
+  }
+
   /** Gives back one admission (a later layer refused the request). */
   release(stamp: number): boolean {
     const stamps = this.#stamps

@@ -1,10 +1,14 @@
 /**
  * In-process counters: the default store, and the one the cluster primary serves to workers.
  *
- * Bounded: at most `maxKeys` counters, least recently used evicted first, except that a counter
- * refusing its client right now is passed over (see LIMITED_SPARED); expired counters are
- * swept lazily (a couple per check, from the least recently used end), so no timer runs and
- * nothing keeps the process alive. Memory is about maxKeys × (100 B + 8 B per live admission).
+ * Bounded: at most `maxKeys` counters. Counters live in two recency lists: the open ones, and
+ * the exhausted ones (no slot left at their last check: the client is refused or will be at its
+ * next request). Eviction takes the least recently used open counter, and an exhausted one only
+ * when no other open counter is left, so flooding the store with new addresses evicts exhausted
+ * clients last: to hand one a fresh budget, a flood must first exhaust a storeful of counters.
+ * Expired counters are swept lazily (a couple per list per check, from the least recently used
+ * end), so no timer runs and nothing keeps the process alive. Memory is about
+ * maxKeys × (100 B + 8 B per live admission).
  * Atomic per key: a check reads and writes its log synchronously, with no await in between, and
  * JavaScript runs one check at a time.
  *
@@ -32,22 +36,14 @@ interface Counter {
   key: string
   log: SlidingWindowLog
   windowMs: number
-  /** The rule's max at the last check: with `log`, whether the client is being refused. */
-  max: number
+  /** The recency list holding it; null only while its first check runs. */
+  list: RecencyList | null
   newer: Counter | null
   older: Counter | null
 }
 
-/** Counters looked at per check by the lazy sweep; 2 keeps the sweep ahead of key creation. */
+/** Counters looked at per list and check by the lazy sweep; 2 keeps it ahead of key creation. */
 const SWEEP_PER_CHECK = 2
-
-/**
- * How many refusing counters one eviction passes over (moving each to the recent end) before it
- * takes the least recently used anyway. Without it, new keys evict in plain LRU order, and one
- * IPv6 /48 (65,536 /64 buckets) could flush an exhausted client's counter, login throttle
- * included, to get a fresh budget; now it must exhaust every counter it wants gone first.
- */
-const LIMITED_SPARED = 8
 
 /**
  * @example
@@ -58,8 +54,8 @@ export class MemoryStore implements ThrottleStore {
   readonly #counters = new Map<string, Counter>()
   readonly #maxKeys: number
   readonly #clock: Clock
-  #newest: Counter | null = null
-  #oldest: Counter | null = null
+  readonly #open = new RecencyList()
+  readonly #exhausted = new RecencyList()
 
   constructor(options: MemoryStoreOptions = {}) {
     this.#maxKeys = Math.max(1, options.maxKeys ?? 50_000)
@@ -76,24 +72,22 @@ export class MemoryStore implements ThrottleStore {
     const now = this.#clock()
     let counter = this.#counters.get(key)
     if (counter === undefined) {
-      counter = {
-        key,
-        log: new SlidingWindowLog(),
-        windowMs: rule.windowMs,
-        max: rule.max,
-        newer: null,
-        older: null,
-      }
+      const log = new SlidingWindowLog()
+      counter = { key, log, windowMs: rule.windowMs, list: null, newer: null, older: null }
       this.#counters.set(key, counter)
-      this.#pushNewest(counter)
-    } else if (counter !== this.#newest) {
-      this.#unlink(counter)
-      this.#pushNewest(counter)
     }
-    counter.max = rule.max
     const decision = counter.log.take(now, rule)
-    this.#sweep(now)
+    const list = decision.remaining === 0 ? this.#exhausted : this.#open
+    if (list.newest !== counter) {
+      counter.list?.unlink(counter)
+      list.push(counter)
+    }
+    this.#sweep(now, counter)
     return decision
+  }
+
+  peek(key: string, rule: ThrottleRule): ThrottleDecision | null {
+    return this.#counters.get(key)?.log.peek(this.#clock(), rule) ?? null
   }
 
   release(key: string, _rule: ThrottleRule, stamp: number): void {
@@ -110,52 +104,64 @@ export class MemoryStore implements ThrottleStore {
 
   close(): void {
     this.#counters.clear()
-    this.#newest = this.#oldest = null
+    this.#open.clear()
+    this.#exhausted.clear()
   }
 
-  /** Drops the least recently used counters while over capacity, and up to 2 expired ones. */
-  #sweep(now: number): void {
-    let budget = SWEEP_PER_CHECK
-    for (let oldest = this.#oldest; oldest !== null; oldest = this.#oldest) {
-      if (this.#counters.size > this.#maxKeys) {
-        this.#evict(now)
-        continue
-      }
-      if (budget-- <= 0 || oldest.log.expiresAt(oldest.windowMs) > now) return
+  /** Evicts while over capacity, then drops up to 2 expired counters of each list. */
+  #sweep(now: number, current: Counter): void {
+    while (this.#counters.size > this.#maxKeys) this.#remove(this.#victim(current))
+    this.#sweepList(this.#open, now)
+    this.#sweepList(this.#exhausted, now)
+  }
+
+  /**
+   * The least recently used open counter, else the least recently used exhausted one; never the
+   * counter just checked (forgetting it at once would leave that client unthrottled). Over
+   * capacity there are at least two counters, so one of the two is another counter.
+   */
+  #victim(current: Counter): Counter {
+    const open = this.#open.oldest
+    return open !== null && open !== current ? open : this.#exhausted.oldest!
+  }
+
+  #sweepList(list: RecencyList, now: number): void {
+    for (let budget = SWEEP_PER_CHECK; budget > 0; budget--) {
+      const oldest = list.oldest
+      if (oldest === null || oldest.log.expiresAt(oldest.windowMs) > now) return
       this.#remove(oldest)
     }
   }
 
-  /** Evicts the least recently used counter that is not refusing its client (see LIMITED_SPARED). */
-  #evict(now: number): void {
-    let candidate = this.#oldest!
-    for (let spared = 0; spared < LIMITED_SPARED && candidate !== this.#newest; spared++) {
-      if (candidate.log.count(now, candidate.windowMs) < candidate.max) break
-      this.#unlink(candidate)
-      this.#pushNewest(candidate)
-      candidate = this.#oldest!
-    }
-    this.#remove(candidate)
-  }
-
   #remove(counter: Counter): void {
-    this.#unlink(counter)
+    counter.list?.unlink(counter)
     this.#counters.delete(counter.key)
   }
+}
 
-  #pushNewest(counter: Counter): void {
-    counter.older = this.#newest
+/** Counters from most to least recently used. */
+class RecencyList {
+  newest: Counter | null = null
+  oldest: Counter | null = null
+
+  push(counter: Counter): void {
+    counter.list = this
+    counter.older = this.newest
     counter.newer = null
-    if (this.#newest) this.#newest.newer = counter
-    this.#newest = counter
-    this.#oldest ??= counter
+    if (this.newest) this.newest.newer = counter
+    this.newest = counter
+    this.oldest ??= counter
   }
 
-  #unlink(counter: Counter): void {
+  unlink(counter: Counter): void {
     if (counter.newer) counter.newer.older = counter.older
-    else this.#newest = counter.older
+    else this.newest = counter.older
     if (counter.older) counter.older.newer = counter.newer
-    else this.#oldest = counter.newer
+    else this.oldest = counter.newer
     counter.newer = counter.older = null
+  }
+
+  clear(): void {
+    this.newest = this.oldest = null
   }
 }

@@ -7,20 +7,21 @@
  * one request share a small mutable record (attribute `throttle.chain`): when an inner limit
  * refuses, the outer ones give their slot back, so a group's budget is spent only on requests
  * that were served; the outermost layer writes the headers of the limit closest to exhaustion
- * and one `Server-Timing: throttle` entry for all of them.
+ * and one `Server-Timing: throttle` entry for all of them. A 429 carries the headers of the
+ * limit that keeps the request out longest, so that a retry after `Retry-After` can pass.
  */
 import { serviceUnavailable, tooManyRequests } from '../runtime/http-error.js'
 import type { FwRequest } from '../runtime/request/request.js'
 import type { FwResponse } from '../runtime/response.js'
 import type { KernelServices, Logger, Middleware, MiddlewareFactory } from '../runtime/types.js'
-import { addressBucket } from './client-key.js'
+import { identifier } from './client-key.js'
 import {
   deniedHeaders,
   successHeaders,
   type AppliedLimit,
   type StandardHeaders,
 } from './headers.js'
-import { layerScope } from './layer-scope.js'
+import { laterLayers, layerScope, type LayerSite } from './layer-scope.js'
 import { parseRule, type ThrottleDecision, type ThrottleRule } from './limiter.js'
 import { MemoryStore } from './memory-store.js'
 import type { ThrottleStore } from './store.js'
@@ -87,10 +88,22 @@ type Settings = {
   health: StoreHealth
 }
 
+/** A throttle layer of the route after this one, as a 429 asks it (see `refuse`). */
+interface LaterLimit {
+  rule: ThrottleRule
+  window: string
+  scope: string
+}
+
+/** The key's rule part, as `<max>,<seconds>`. */
+function windowOf(rule: ThrottleRule): string {
+  return `${rule.max},${rule.windowMs / 1000}`
+}
+
 /** One layer: a rule at one place of the pipeline. */
 function throttleLayer(rule: ThrottleRule, settings: Settings, kernel: KernelServices): Middleware {
-  const window = `${rule.max},${rule.windowMs / 1000}`
-  let site: { routeName: unknown; scope: string } | undefined
+  const window = windowOf(rule)
+  let site: { routeName: unknown; scope: string; later?: LaterLimit[] } | undefined
   // Hot path: no async function and no await when the store answers synchronously (memory);
   // measured at ~10 µs per request with two awaits, ~2 µs without.
   return (request, next) => {
@@ -101,19 +114,21 @@ function throttleLayer(rule: ThrottleRule, settings: Settings, kernel: KernelSer
     const index = routed ? chain.routed++ : chain.pre++
     const routeName = routed ? request.getAttribute('route.name') : undefined
     if (site === undefined || site.routeName !== routeName) {
-      site = { routeName, scope: scopeOf(kernel, settings.alias, request, routed, index) }
+      const scope = layerScope(kernel, settings.alias, siteOf(request, routed, index))
+      site = { routeName, scope }
     }
-    const scope = site.scope
-    const key = `${scope}|${window}|${settings.identify(request)}`
+    const current = site
+    const { scope } = current
+    const who = settings.identify(request)
+    const key = `${scope}|${window}|${who}`
     const proceed = (decision: ThrottleDecision | null): Promise<FwResponse> => {
       const applied = decision && { rule, decision, policy: policyName(scope, chain.applied) }
       chain.elapsedMs += performance.now() - started
       if (applied && !applied.decision.allowed) {
         chain.denied = true
-        const headers = deniedHeaders(applied, settings.standard)
-        throw tooManyRequests('Too Many Requests', {
-          headers: withTiming(headers, inherited ? null : chain),
-        })
+        // Asked only on a refusal, and once per route: the success path never pays for it.
+        current.later ??= laterLimits(kernel, settings.alias, siteOf(request, routed, index))
+        return refuse(applied, current.later, who, settings, chain, inherited ? null : chain)
       }
       if (applied) chain.applied.push(applied)
       const response = next(inherited ? request : request.withAttribute(CHAIN, chain))
@@ -128,21 +143,70 @@ function throttleLayer(rule: ThrottleRule, settings: Settings, kernel: KernelSer
   }
 }
 
-function scopeOf(
-  kernel: KernelServices,
-  alias: string,
-  request: FwRequest,
-  routed: boolean,
-  index: number,
-): string {
-  const site = {
+function siteOf(request: FwRequest, routed: boolean, index: number): LayerSite {
+  return {
     routed,
     method: request.getMethod(),
     path: request.getPath(),
     host: request.getHost(),
     index,
   }
-  return layerScope(kernel, alias, site)
+}
+
+function laterLimits(kernel: KernelServices, alias: string, site: LayerSite): LaterLimit[] {
+  return laterLayers(kernel, alias, site).map(({ params, scope }) => {
+    const rule = parseRule(params)
+    return { rule, window: windowOf(rule), scope }
+  })
+}
+
+/**
+ * The 429 of a refused request, with the headers of the limit that keeps it out longest: this
+ * one, or a later throttle of the route, asked without counting. A group limit that refused
+ * first otherwise sent a client back in 60 s to a route limit that refused it for an hour.
+ * The later limits are keyed by this layer's identity: one behind `auth` counts a user this
+ * request has not become yet, is not found, and leaves this limit's wait (as before).
+ * Synchronous (it throws) when the store is; `timed` is the chain when this layer is outermost.
+ */
+function refuse(
+  refused: AppliedLimit,
+  later: readonly LaterLimit[],
+  who: string,
+  settings: Settings,
+  chain: Chain,
+  timed: Chain | null,
+): Promise<never> {
+  const deny = (peeked: readonly (ThrottleDecision | null)[]): never => {
+    let blocking = refused
+    peeked.forEach((decision, i) => {
+      if (decision && decision.retryAfterSeconds > blocking.decision.retryAfterSeconds) {
+        const policy = policyName(later[i]!.scope, [...chain.applied, refused])
+        blocking = { rule: later[i]!.rule, decision, policy }
+      }
+    })
+    const headers = deniedHeaders(blocking, settings.standard)
+    throw tooManyRequests('Too Many Requests', { headers: withTiming(headers, timed) })
+  }
+  const peeked = later.map((limit) =>
+    peek(settings.store, `${limit.scope}|${limit.window}|${who}`, limit.rule),
+  )
+  return peeked.some((p) => p instanceof Promise)
+    ? Promise.all(peeked).then(deny)
+    : deny(peeked as (ThrottleDecision | null)[])
+}
+
+/** What a later limit would decide, or null (passes, cannot tell, or the store failed). */
+function peek(
+  store: ThrottleStore,
+  key: string,
+  rule: ThrottleRule,
+): ThrottleDecision | null | Promise<ThrottleDecision | null> {
+  try {
+    const result = store.peek?.(key, rule) ?? null
+    return result instanceof Promise ? result.catch(() => null) : result
+  } catch {
+    return null
+  }
 }
 
 /**
@@ -213,31 +277,6 @@ function policyName(scope: string, applied: readonly AppliedLimit[]): string {
   const kind = scope.startsWith('g') ? 'group' : scope.startsWith('r') ? 'route' : 'global'
   const same = applied.filter((a) => a.policy === kind || a.policy.startsWith(`${kind}-`)).length
   return same === 0 ? kind : `${kind}-${same + 1}`
-}
-
-/** The key's "who" part: custom key, else `u:<user id>`, else `ip:<address bucket>`; tenant first. */
-function identifier(options: ThrottleOptions): (request: FwRequest) => string {
-  const prefix = options.ipv6Prefix ?? 64
-  const tenantOf = typeof options.tenant === 'string' ? attribute(options.tenant) : options.tenant
-  return (request) => {
-    const custom = options.keyFn?.(request)
-    const user = request.getAttribute('auth.user_id')
-    const who =
-      custom != null
-        ? `k:${custom}`
-        : user != null
-          ? `u:${String(user)}`
-          : `ip:${addressBucket(String(request.getAttribute('client_ip') ?? 'unknown'), prefix)}`
-    const tenant = tenantOf?.(request)
-    return tenant != null && tenant !== '' ? `t:${tenant}|${who}` : who
-  }
-}
-
-function attribute(name: string): (request: FwRequest) => string | null | undefined {
-  return (request) => {
-    const value = request.getAttribute(name)
-    return value == null ? null : String(value)
-  }
 }
 
 /** Logs "unreachable" once per outage (again every `repeatMs` while it lasts) and the recovery. */

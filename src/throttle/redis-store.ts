@@ -35,6 +35,16 @@ return { 1, max - used - 1, at, at, now }
 `
 const SHA = createHash('sha1').update(SCRIPT).digest('hex')
 
+// The same log, read only: { the admission whose expiry frees a slot (-1 when one is free), now }.
+const PEEK_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local oldest = redis.call('LINDEX', KEYS[1], tonumber(ARGV[1]) - 1)
+if not oldest or tonumber(oldest) <= now - tonumber(ARGV[2]) then return { -1, now } end
+return { tonumber(oldest), now }
+`
+const PEEK_SHA = createHash('sha1').update(PEEK_SCRIPT).digest('hex')
+
 export interface RedisStoreOptions {
   /** Default: REDIS_URL, else redis://127.0.0.1:6379. Ignored when `client` is given. */
   url?: string
@@ -82,7 +92,7 @@ export class RedisStore implements ThrottleStore {
     if (this.#connecting) await this.#connecting
     let reply: number[]
     try {
-      reply = (await this.#run(this.#prefix + key, rule)) as number[]
+      reply = (await this.#run(SCRIPT, SHA, this.#prefix + key, rule)) as number[]
     } catch (error) {
       throw new ThrottleStoreError(`Redis throttle check failed: ${(error as Error).message}`, {
         cause: error,
@@ -98,6 +108,13 @@ export class RedisStore implements ThrottleStore {
     return decide(allowed === 1, rule, now, oldest, newest, remaining, allowed === 1 ? newest : 0)
   }
 
+  async peek(key: string, rule: ThrottleRule): Promise<ThrottleDecision | null> {
+    if (this.#connecting) await this.#connecting
+    const reply = await this.#run(PEEK_SCRIPT, PEEK_SHA, this.#prefix + key, rule)
+    const [oldest, now] = reply as [number, number]
+    return oldest === -1 ? null : decide(false, rule, now, oldest, now, 0, 0)
+  }
+
   async release(key: string, _rule: ThrottleRule, stamp: number): Promise<void> {
     await this.client.lrem(this.#prefix + key, 1, String(stamp))
   }
@@ -110,12 +127,12 @@ export class RedisStore implements ThrottleStore {
     else this.client.disconnect()
   }
 
-  async #run(key: string, rule: ThrottleRule): Promise<unknown> {
+  async #run(script: string, sha: string, key: string, rule: ThrottleRule): Promise<unknown> {
     try {
-      return await this.client.evalsha(SHA, 1, key, rule.max, rule.windowMs)
+      return await this.client.evalsha(sha, 1, key, rule.max, rule.windowMs)
     } catch (error) {
       if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error
-      return this.client.eval(SCRIPT, 1, key, rule.max, rule.windowMs)
+      return this.client.eval(script, 1, key, rule.max, rule.windowMs)
     }
   }
 }

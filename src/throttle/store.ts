@@ -17,6 +17,11 @@ export interface ThrottleStore {
    * when the backend cannot be reached; the middleware then fails open or closed.
    */
   hit(key: string, rule: ThrottleRule): ThrottleDecision | Promise<ThrottleDecision>
+  /**
+   * The refusal a hit on `key` would get now, or null when it would pass; records nothing.
+   * Optional: without it, a 429 of a stacked limit reports only the limit that refused.
+   */
+  peek?(key: string, rule: ThrottleRule): ThrottleDecision | null | Promise<ThrottleDecision | null>
   /** Gives back the admission made at `stamp` (a stacked limit refused the request after all). */
   release(key: string, rule: ThrottleRule, stamp: number): void | Promise<void>
   /** Frees connections and listeners; the store is unusable afterwards. */
