@@ -42,7 +42,7 @@ export class FwResponse {
     view: FwResponse['view'] = null,
   ) {
     this.status = status
-    this.#own = headers === DERIVED ? DERIVED : lowerKeys(headers, {})
+    this.#own = headers === DERIVED ? DERIVED : lowerKeys(headers, {}, sizedByFw(body))
     this.body = body
     this.view = view
   }
@@ -56,6 +56,7 @@ export class FwResponse {
   /** A copy with one header set (replacing any previous value of that name). */
   withHeader(name: string, value: string | string[]): FwResponse {
     const lower = lowerName(name)
+    if (sizedByFw(this.body) && isFraming(lower)) return this
     const added = this.#added
     if (this.#has(lower)) {
       // Not a spread: V8 made a new hidden class for every spread copy here (measured in callgrind).
@@ -76,7 +77,7 @@ export class FwResponse {
   withHeaders(headers: HeaderMap): FwResponse {
     return FwResponse.#derive(
       this.status,
-      lowerKeys(headers, Object.assign({}, this.headers)),
+      lowerKeys(headers, Object.assign({}, this.headers), sizedByFw(this.body)),
       null,
       this.body,
       this.view,
@@ -95,9 +96,8 @@ export class FwResponse {
     // The length is the body's own: a caller's Content-Length (headers copied from another
     // response) would break the framing. A 204 or 304 sends no content, so declares no length.
     const fields: HeaderMap = { 'content-type': JSON_TYPE }
-    const own = headers === undefined ? fields : lowerKeys(headers, fields)
-    if (status === 204 || status === 304) delete own['content-length']
-    else own['content-length'] = `${Buffer.byteLength(body)}`
+    const own = headers === undefined ? fields : lowerKeys(headers, fields, true)
+    if (status !== 204 && status !== 304) own['content-length'] = `${Buffer.byteLength(body)}`
     return FwResponse.#derive(status, own, null, body, null)
   }
 
@@ -304,7 +304,27 @@ export function view(name: string, data: Record<string, unknown> = {}, status = 
 }
 
 /** Copies `headers` into `into` with lowercase names. */
-function lowerKeys(headers: HeaderMap, into: HeaderMap): HeaderMap {
-  for (const name in headers) into[name.toLowerCase()] = headers[name]!
+/** `headers` set on `into` by lowercase name; without the framing ones when `unframed`. */
+function lowerKeys(headers: HeaderMap, into: HeaderMap, unframed = false): HeaderMap {
+  for (const name in headers) {
+    const lower = name.toLowerCase()
+    if (!unframed || !isFraming(lower)) into[lower] = headers[name]!
+  }
   return into
+}
+
+/**
+ * Whether fw frames a response with `body` itself: a string or bytes are sent with their own
+ * Content-Length (wireHeaders). A caller's Content-Length or Transfer-Encoding (headers copied
+ * from a proxied upstream response, say) is then dropped: sent with a body of another length,
+ * the client would read the excess as the next response (response splitting) or wait for bytes
+ * that never come. A stream keeps a declared length (a file's size); the node adapter holds
+ * the stream to it.
+ */
+function sizedByFw(body: Body): boolean {
+  return typeof body === 'string' || body instanceof Uint8Array
+}
+
+function isFraming(lower: string): boolean {
+  return lower === 'content-length' || lower === 'transfer-encoding'
 }
