@@ -24,6 +24,26 @@ export type ErrorRenderer = (
   context: ErrorContext,
 ) => FwResponse | Promise<FwResponse>
 
+/**
+ * `answer` (a custom renderer's result) if it settles within `ms`, else a rejection naming the
+ * renderer: one that never settles would leave its request unanswered, and the connection open,
+ * for good. The timer is unref'd and cleared once the answer settles.
+ * @example
+ * const rendered = await settleWithin(renderer(error, context), 5000)
+ */
+export function settleWithin<T>(answer: T | Promise<T>, ms: number): T | Promise<T> {
+  if (!(answer instanceof Promise)) return answer
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`The custom error renderer did not answer within ${ms} ms`)),
+      ms,
+    )
+    timer.unref()
+  })
+  return Promise.race([answer, late]).finally(() => clearTimeout(timer))
+}
+
 /** The headers of every error response (DESIGN): for handlers that answer an error themselves. */
 export const ERROR_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'cache-control': 'no-store',

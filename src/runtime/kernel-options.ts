@@ -49,6 +49,11 @@ export interface KernelOptions {
   /** Implementations of middleware aliases (e.g. auth, throttle, role), by alias name. */
   middleware?: Record<string, MiddlewareFactory>
   errorRenderer?: ErrorRenderer
+  /**
+   * How long a custom error renderer may take (ms, default 5000): past it, the error is logged
+   * and the default JSON error answered.
+   */
+  errorRendererTimeoutMs?: number
   views?: ViewEngine
   request?: RequestOptions
   /** Keys for signed URLs: the first signs, all verify. Default: URL_SIGNING_KEYS, else JWT_SECRET. */

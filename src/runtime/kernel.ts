@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Registrar } from '../define/registrar.js'
 import type { MiddlewareRef, RouteRecord } from '../shared/route-record.js'
 import { Container } from './container.js'
-import { renderError, toHttpError } from './error-boundary.js'
+import { renderError, settleWithin, toHttpError } from './error-boundary.js'
 import { resolveHandler, toResponse, type Invoke, type Invoker } from './handlers.js'
 import { FwError } from '../shared/errors.js'
 import { HTTP_METHODS } from '../shared/methods.js'
@@ -116,6 +116,7 @@ export class Kernel implements KernelServices {
   /** Loads the cache, runs the service providers and resolves every route's pipeline. */
   static async boot(options: KernelOptions): Promise<Kernel> {
     checkMatcher(options.matcher)
+    checkRendererTimeout(options.errorRendererTimeoutMs)
     const router = await loadRouter(options.routeCache, { register: options.register })
     const kernel = new Kernel(options, router)
     const providers = (options.serviceProviders ?? []).map(toProvider)
@@ -345,7 +346,10 @@ export class Kernel implements KernelServices {
     const renderer = this.#options.errorRenderer
     if (!renderer) return renderError(error, context)
     try {
-      const rendered: unknown = await renderer(error, context)
+      const rendered: unknown = await settleWithin(
+        renderer(error, context),
+        this.#options.errorRendererTimeoutMs ?? RENDERER_TIMEOUT_MS,
+      )
       if (rendered instanceof FwResponse) return rendered
       throw notAResponse('The custom error renderer', rendered)
     } catch (failure) {
@@ -370,6 +374,15 @@ export class Kernel implements KernelServices {
 }
 
 const itself = (response: FwResponse): FwResponse => response
+
+// A custom error renderer's deadline: long enough for a template or a lookup, short of a
+// client's patience; past it the default JSON error is answered.
+const RENDERER_TIMEOUT_MS = 5000
+
+function checkRendererTimeout(ms: number | undefined): void {
+  if (ms === undefined || (Number.isFinite(ms) && ms > 0 && ms <= 2 ** 31 - 1)) return
+  throw new RangeError(`errorRendererTimeoutMs must be a number of milliseconds above 0, not ${ms}`)
+}
 
 /** `layer` run in a request scope of the request it receives (see currentRequest()). */
 function inScope(layer: Middleware): Middleware {

@@ -400,4 +400,40 @@ describe('a custom error renderer', () => {
     expect(response.status).toBe(404)
     expect(await jsonOf(response)).toMatchObject({ error: 'Not Found', code: 404 })
   })
+
+  it('falls back, and logs, when the custom renderer does not answer in time (the request used to hang)', async () => {
+    const log = captureLogger()
+    const custom = await bootKernel(routes, {
+      errorRenderer: () => new Promise<never>(() => {}),
+      errorRendererTimeoutMs: 50,
+      log,
+    })
+    const response = await call(custom, '/nowhere')
+    expect(response.status).toBe(404)
+    expect(await jsonOf(response)).toMatchObject({ error: 'Not Found', code: 404 })
+    const failure = log.lines.find((l) => l.level === 'error')
+    expect((failure?.obj as { err?: Error } | undefined)?.err?.message).toBe(
+      'The custom error renderer did not answer within 50 ms',
+    )
+  })
+
+  it('waits for a slow renderer that answers within its time', async () => {
+    const custom = await bootKernel(routes, {
+      errorRenderer: async (error) => {
+        await new Promise((done) => setTimeout(done, 30))
+        return json({ late: true }, error.status)
+      },
+      errorRendererTimeoutMs: 2000,
+    })
+    expect(await jsonOf(await call(custom, '/nowhere'))).toEqual({ late: true })
+  })
+
+  it.each([0, -1, Number.NaN, Infinity])(
+    'refuses errorRendererTimeoutMs %s at boot',
+    async (errorRendererTimeoutMs) => {
+      await expect(bootKernel(routes, { errorRendererTimeoutMs })).rejects.toThrow(
+        /errorRendererTimeoutMs must be a number of milliseconds above 0/,
+      )
+    },
+  )
 })
