@@ -84,7 +84,9 @@ export function createHandlers(auth: Auth): AuthHandlers {
     assertReadableBody(request)
     const email = text(request, 'email')
     const password = text(request, 'password')
-    if (email === null || password === null) throw badRequest(AUTH_MESSAGES.credentialsRequired)
+    // Emails are compared trimmed, so one of blanks only is as missing as an empty one.
+    if (email === null || email.trim() === '' || password === null)
+      throw badRequest(AUTH_MESSAGES.credentialsRequired)
     const user = await storeCall(() => auth.checkCredentials(email, password))
     if (user === null) throw unauthorized(AUTH_MESSAGES.invalidCredentials, { headers: CHALLENGE })
     return user
@@ -122,6 +124,9 @@ export function createHandlers(auth: Auth): AuthHandlers {
     },
 
     async logout(request) {
+      // A refresh_token in a body of another type (fetch() sends strings as text/plain) would be
+      // read as none, and the session would outlive a logout answered 204: refuse it, revoke nothing.
+      assertReadableBody(request)
       const payload = request.getAttribute('auth.payload') as AccessTokenPayload | undefined
       if (typeof payload?.jti !== 'string') throw badRequest(AUTH_MESSAGES.notRevocable)
       const jti = payload.jti

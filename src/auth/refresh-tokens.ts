@@ -9,6 +9,8 @@ import { formatDateTime, type RefreshTokenStore } from './stores/types.js'
 /** 30 days. */
 export const REFRESH_TOKEN_TTL = 2_592_000
 const OPAQUE_TOKEN = /^[0-9a-f]{64}$/
+/** How often (at most) a login deletes expired records: each rotation adds one, every 15 min. */
+const PURGE_INTERVAL_MS = 3_600_000
 
 /** SHA-256 hex of an opaque token: what the store keeps. */
 export function hashRefreshToken(token: string): string {
@@ -29,6 +31,7 @@ export class RefreshTokens {
   readonly #store: RefreshTokenStore
   readonly #now: () => number
   readonly #ttl: number
+  #purgedAt = -Infinity
 
   constructor(store: RefreshTokenStore, options: { now?: () => number; ttl?: number } = {}) {
     this.#store = store
@@ -36,8 +39,9 @@ export class RefreshTokens {
     this.#ttl = options.ttl ?? REFRESH_TOKEN_TTL
   }
 
-  /** A new token starting a new family. */
+  /** A new token starting a new family; expired records are deleted now and then. */
   async issue(userId: number): Promise<string> {
+    await this.#purgeExpired()
     const token = randomBytes(32).toString('hex')
     const familyId = randomBytes(16).toString('hex')
     await this.#store.insert({
@@ -77,6 +81,18 @@ export class RefreshTokens {
         ? await this.#store.revokeUser(userId)
         : await this.#store.revokeFamily(record.family_id)
     return revoked > 0
+  }
+
+  /**
+   * Nothing else deletes records: without this the table grows by a row per session every 15
+   * minutes, forever. Expired ones are of no use, reuse detection included (an expired token is
+   * refused anyway). A failure is left for the next time: it must not fail a login.
+   */
+  async #purgeExpired(): Promise<void> {
+    const now = this.#now()
+    if (now - this.#purgedAt < PURGE_INTERVAL_MS) return
+    this.#purgedAt = now
+    await this.#store.purgeExpired(formatDateTime(now)).catch(() => {})
   }
 
   #expiresAt(): string {

@@ -5,6 +5,7 @@
  * them). The OAuth endpoint answers these problems in RFC 6749's shape (see handlers.ts).
  */
 import { HttpError, unsupportedMediaType } from '../../runtime/http-error.js'
+import { bodyKind } from '../../runtime/request/content.js'
 import type { FwRequest } from '../../runtime/request/request.js'
 
 const ACCEPTED = 'application/json or application/x-www-form-urlencoded'
@@ -15,6 +16,8 @@ const ACCEPTED = 'application/json or application/x-www-form-urlencoded'
  */
 export function assertReadableBody(request: FwRequest): void {
   if (request.getParsedBody() !== null || request.getContent() === '') return
+  // JSON that parsed to `null` was read: it holds no fields ("required"), it is no media-type error.
+  if (bodyKind(request.getHeaderLine('content-type') || undefined) === 'json') return
   const type = request.getHeaderLine('content-type').split(';')[0]!.trim().toLowerCase()
   throw unsupportedMediaType(
     `Unsupported media type "${type.slice(0, 64) || 'none'}": send ${ACCEPTED}`,

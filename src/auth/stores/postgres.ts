@@ -156,6 +156,8 @@ class PostgresUserStore implements UserStore {
   }
 
   async findByEmail(email: string): Promise<UserRecord | null> {
+    // PostgreSQL text cannot hold U+0000: no stored email has one, and pg would fail the query.
+    if (email.includes('\u0000')) return null
     for (const key of emailLookupKeys(email)) {
       const { rows } = await this.#pool.query(
         `SELECT ${USER_COLUMNS} FROM ${this.#t.users} WHERE email = $1`,
@@ -258,10 +260,7 @@ class PostgresRefreshTokenStore implements RefreshTokenStore {
       if (row === undefined) return { status: 'invalid' }
       const userId = Number(row.user_id)
       if (row.rotated) {
-        await query(
-          `UPDATE ${t.refreshTokens} SET revoked = true WHERE family_id = $1 AND NOT revoked`,
-          [row.family_id],
-        )
+        await revokeAll(query, t, 'family_id', row.family_id)
         return { status: 'reused', userId, familyId: row.family_id }
       }
       if (row.revoked || !row.live) return { status: 'invalid' }
@@ -281,20 +280,17 @@ class PostgresRefreshTokenStore implements RefreshTokenStore {
     })
   }
 
-  async revokeFamily(familyId: string): Promise<number> {
-    const result = await this.#pool.query(
-      `UPDATE ${this.#t.refreshTokens} SET revoked = true WHERE family_id = $1 AND NOT revoked`,
-      [familyId],
+  revokeFamily(familyId: string): Promise<number> {
+    return revokeAll(
+      (text, values) => this.#pool.query(text, values),
+      this.#t,
+      'family_id',
+      familyId,
     )
-    return result.rowCount ?? 0
   }
 
-  async revokeUser(userId: number): Promise<number> {
-    const result = await this.#pool.query(
-      `UPDATE ${this.#t.refreshTokens} SET revoked = true WHERE user_id = $1 AND NOT revoked`,
-      [userId],
-    )
-    return result.rowCount ?? 0
+  revokeUser(userId: number): Promise<number> {
+    return revokeAll((text, values) => this.#pool.query(text, values), this.#t, 'user_id', userId)
   }
 
   async purgeExpired(now: string): Promise<number> {
@@ -303,6 +299,30 @@ class PostgresRefreshTokenStore implements RefreshTokenStore {
       [now],
     )
     return result.rowCount ?? 0
+  }
+}
+
+/**
+ * Revokes every live token of a family (or a user), statement after statement until one finds
+ * none. A single UPDATE is not enough: a rotation in progress holds the lock of the row it
+ * exchanges, the UPDATE waits for it, and the successor it inserts is not in the UPDATE's
+ * snapshot; it would stay live after a logout, or in a family revoked for theft. The next
+ * statement sees it. Each round revokes a row, and a revoked row cannot be rotated: it ends.
+ */
+async function revokeAll(
+  query: Query,
+  t: Tables,
+  column: 'family_id' | 'user_id',
+  value: string | number,
+): Promise<number> {
+  let total = 0
+  for (;;) {
+    const result = await query(
+      `UPDATE ${t.refreshTokens} SET revoked = true WHERE ${column} = $1 AND NOT revoked`,
+      [value],
+    )
+    if (!result.rowCount) return total
+    total += result.rowCount
   }
 }
 
