@@ -149,13 +149,15 @@ export class TokenService {
 }
 
 /**
- * What jose leaves to us: our issuer when iss is given, integer times, strict exp, iat (when
+ * What jose leaves to us: our issuer when iss is given, integer times (nbf too), strict exp, iat (when
  * given) before exp and not in the future, sub and jti shape.
  */
 function checkClaims(payload: Record<string, unknown>, now: number, issuer: string): boolean {
-  const { iss, iat, exp, jti } = payload
+  const { iss, iat, exp, jti, nbf } = payload
   if (iss !== undefined && iss !== issuer) return false
   if (!Number.isSafeInteger(exp) || (exp as number) <= now) return false
+  // jose checked nbf against the clock; its shape is ours, as for the other times.
+  if (nbf !== undefined && !Number.isSafeInteger(nbf)) return false
   if (iat !== undefined) {
     if (!Number.isSafeInteger(iat) || (exp as number) <= (iat as number)) return false
     if ((iat as number) > now + CLOCK_TOLERANCE) return false

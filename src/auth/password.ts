@@ -106,10 +106,14 @@ export async function checkPassword(
 async function verifyExactly(password: string, storedHash: string): Promise<boolean> {
   try {
     if (password === '' || Buffer.byteLength(password) > MAX_PASSWORD_BYTES) return false
-    if (BCRYPT_HASH.test(storedHash))
-      return withinBcryptCaps(storedHash) && (await bcrypt.verify(password, storedHash))
-    if (ARGON2_HASH.test(storedHash))
-      return withinArgon2Caps(storedHash) && (await argon2.verify(storedHash, password))
+    if (BCRYPT_HASH.test(storedHash) && withinBcryptCaps(storedHash))
+      return await bcrypt.verify(password, storedHash)
+    if (ARGON2_HASH.test(storedHash) && withinArgon2Caps(storedHash))
+      return await argon2.verify(storedHash, password)
+    // A hash we will not verify (a disabled account's `!`, another format, costs over the caps)
+    // still costs the work of a verification: answered at once, it would tell a client that the
+    // account exists, as an unknown email costs a dummy verification too.
+    await verifyDummy(password)
     return false
   } catch {
     return false

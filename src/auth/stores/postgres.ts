@@ -89,6 +89,10 @@ async function migrate(query: Query, t: Tables): Promise<void> {
   await query(
     `CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_user_idx ON ${t.refreshTokens} (user_id)`,
   )
+  // The hourly purge of expired records (refresh-tokens.ts) reads by expiry.
+  await query(
+    `CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_expires_idx ON ${t.refreshTokens} (expires_at)`,
+  )
 }
 
 // deadlock_detected, serialization_failure: PostgreSQL rolled the transaction back; run it again.

@@ -98,7 +98,8 @@ function migrate(db: Db, t: Tables): void {
     revoked: 'INTEGER NOT NULL DEFAULT 0',
   })
   db.exec(`CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_family_idx ON ${t.refreshTokens} (family_id);
-    CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_user_idx ON ${t.refreshTokens} (user_id);`)
+    CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_user_idx ON ${t.refreshTokens} (user_id);
+    CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_expires_idx ON ${t.refreshTokens} (expires_at);`)
 }
 
 function addMissingColumns(db: Db, table: string, columns: Record<string, string>): void {
