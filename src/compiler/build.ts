@@ -11,7 +11,7 @@ import { analyzeRoutes, type HostGroup, type RouteTable } from './analyze.js'
 import { BANNER } from './emit/code.js'
 import { emitIndexModule, hostParamFields, type PlannedGroup } from './emit/modules.js'
 import { emitShard, partVariants, planShards, type Shard } from './emit/shards.js'
-import { emitNamesModule, emitRoutesFiles } from './emit/tables.js'
+import { emitNamesModule, emitRoutesFiles, inPlaceChecks } from './emit/tables.js'
 import { emitTypes } from './emit/types.js'
 import { buildMethodTables, type MethodTable } from './trie.js'
 
@@ -81,7 +81,8 @@ export function buildRouter(
   files.set('__routes.mjs', routesFiles.module)
   files.set('__names.mjs', emitNamesModule(table.routes))
   files.set('__helpers.mjs', readFileSync(HELPERS_TEMPLATE, 'utf8'))
-  files.set('index.mjs', emitIndexModule(groups, fingerprint, CACHE_FORMAT_VERSION))
+  const urlChecks = table.routes.some((r) => r.record.name !== null && inPlaceChecks(r).length > 0)
+  files.set('index.mjs', emitIndexModule(groups, fingerprint, CACHE_FORMAT_VERSION, urlChecks))
   if (options.routesCode !== undefined) files.set('routes.mjs', options.routesCode)
   const contentHash = hashFiles(files)
   const now = options.now ?? new Date()

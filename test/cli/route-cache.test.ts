@@ -85,7 +85,7 @@ describe('fw route:cache build on a TypeScript routes file with a local import',
       [manifest.generation, 'manifest.json', 'router.d.mts', 'router.mjs', 'routes.mjs'].sort(),
     )
     expect(manifest).toMatchObject({
-      formatVersion: 2,
+      formatVersion: 3,
       generation: expect.stringMatching(/^generation-\d+-[0-9a-f]+$/),
       fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
       routeCount: 5,

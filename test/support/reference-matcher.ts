@@ -20,6 +20,8 @@ interface Shape {
   record: RouteRecord
   regex: RegExp
   params: Segment[]
+  /** Index of each parameter's segment (for a catch-all, its first). */
+  paramIndexes: number[]
   absent: string[]
   hostRegex: RegExp | null
   hostParams: Segment[]
@@ -34,6 +36,8 @@ export type ReferenceResult =
 export class ReferenceMatcher {
   readonly #shapes: Shape[] = []
   readonly #regexOrder: string[] = []
+  /** Each method's shapes in precedence order, sorted when first needed. */
+  readonly #byMethod = new Map<string, Shape[]>()
 
   constructor(records: readonly RouteRecord[]) {
     const parsed = records.map((record) => ({
@@ -53,9 +57,8 @@ export class ReferenceMatcher {
 
   match(method: string, rawPath: string, rawHost = ''): ReferenceResult {
     if (!rawPath.startsWith('/')) return { status: 404 }
-    const path = normalizeEscapes(
-      rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath,
-    )
+    const sent = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath
+    const path = { normal: normalizeEscapes(sent), sent }
     const host = normalizeHost(rawHost)
     const hit = this.#find(method, path, host)
     if (hit !== null) return hit
@@ -68,7 +71,7 @@ export class ReferenceMatcher {
     return this.#shapes.some((s) => wanted.includes(s.record.method))
   }
 
-  #find(method: string, path: string, host: string): ReferenceResult | null {
+  #find(method: string, path: RequestPath, host: string): ReferenceResult | null {
     const lists =
       method === 'HEAD' ? [this.#sorted('HEAD'), this.#sorted('GET')] : [this.#sorted(method)]
     for (const list of lists) {
@@ -81,6 +84,12 @@ export class ReferenceMatcher {
   }
 
   #sorted(method: string): Shape[] {
+    let list = this.#byMethod.get(method)
+    if (list === undefined) this.#byMethod.set(method, (list = this.#sort(method)))
+    return list
+  }
+
+  #sort(method: string): Shape[] {
     return this.#shapes
       .filter((s) => s.record.method === method)
       .sort((a, b) => {
@@ -116,10 +125,11 @@ export class ReferenceMatcher {
       .join('\\.')
     return {
       record,
-      regex: new RegExp(`^${source}$`),
+      regex: new RegExp(`^${source}$`, 'd'),
       params: segments.filter((s) => s.kind === 'param'),
+      paramIndexes: segments.flatMap((s, i) => (s.kind === 'param' ? [i] : [])),
       absent: dropped.map((s) => (s as { name: string }).name),
-      hostRegex: hostSource === undefined ? null : new RegExp(`^${hostSource}$`),
+      hostRegex: hostSource === undefined ? null : new RegExp(`^${hostSource}$`, 'd'),
       hostParams: host?.filter((s) => s.kind === 'param') ?? [],
       sortKey: segments.map((s) => this.#key(s)),
       hostKey: host ? host.map((s) => this.#key(s)) : null,
@@ -136,17 +146,32 @@ export class ReferenceMatcher {
   }
 }
 
-function tryShape(shape: Shape, path: string, host: string): ReferenceResult | null {
+/**
+ * A request path as sent (trailing slash removed) and in normal form. Shapes match the normal
+ * form; values are decoded from the text sent, so that an escape the normal form made up (`%4%32`
+ * became `%42`) is not decoded a second time. Normalizing never adds or removes a '/', so the
+ * segments of the two line up.
+ */
+interface RequestPath {
+  normal: string
+  sent: string
+}
+
+function tryShape(shape: Shape, path: RequestPath, host: string): ReferenceResult | null {
   let hostValues: RegExpExecArray | null = null
   if (shape.hostRegex) {
     hostValues = shape.hostRegex.exec(host)
     if (hostValues === null) return null
-    if (!shape.hostParams.every((s, i) => satisfies(s, hostValues![i + 1]!))) return null
+    const hostAt = (i: number): number => hostValues!.indices![i + 1]![0]
+    if (!shape.hostParams.every((s, i) => satisfies(s, host, hostAt(i), hostValues![i + 1]!)))
+      return null
   }
-  const m = shape.regex.exec(path)
+  const m = shape.regex.exec(path.normal)
   if (m === null) return null
+  const sentSegments = path.sent.split('/').slice(1)
   const raw = shape.params.map((_, i) => m[i + 1] ?? '')
-  if (!shape.params.every((s, i) => satisfies(s, raw[i]!))) return null
+  const at = (i: number): number => m.indices![i + 1]?.[0] ?? path.normal.length
+  if (!shape.params.every((s, i) => satisfies(s, path.normal, at(i), raw[i]!))) return null
   const params: Record<string, string | number | null> = {}
   shape.hostParams.forEach((s, i) => {
     const value = hostValues![i + 1]!
@@ -156,7 +181,10 @@ function tryShape(shape: Shape, path: string, host: string): ReferenceResult | n
   try {
     shape.params.forEach((s, i) => {
       const p = s as { name: string; type: string }
-      params[p.name] = p.type === 'int' ? Number(raw[i]) : decodeURIComponent(raw[i]!)
+      const index = shape.paramIndexes[i]!
+      const sent =
+        p.type === 'catchall' ? sentSegments.slice(index).join('/') : sentSegments[index]!
+      params[p.name] = p.type === 'int' ? Number(raw[i]) : decodeURIComponent(sent)
     })
   } catch {
     return { status: 400 }
@@ -165,10 +193,17 @@ function tryShape(shape: Shape, path: string, host: string): ReferenceResult | n
   return { route: shape.record.id, params }
 }
 
-function satisfies(segment: Segment, value: string): boolean {
+/**
+ * Whether the segment's constraint matches `value`, the text at `at` in `text`: from there to
+ * exactly the value's end, so that a lookbehind, `\b`, `^` or `$` sees the text around it (README).
+ */
+function satisfies(segment: Segment, text: string, at: number, value: string): boolean {
   if (segment.kind !== 'param' || segment.type === 'string' || segment.type === 'catchall')
     return true
-  return new RegExp(`^(?:${segment.regex})$`).test(value)
+  const rest = escape(text.slice(at + value.length))
+  const sticky = new RegExp(`(?:${segment.regex})(?=${rest}$)`, 'y')
+  sticky.lastIndex = at
+  return sticky.test(text)
 }
 
 function compareKeyLists(a: number[][], b: number[][]): number {
@@ -181,12 +216,23 @@ function compareKeyLists(a: number[][], b: number[][]): number {
   return a.length - b.length
 }
 
-/** RFC 3986 6.2.2, naively: escapes of unreserved characters decoded, the others' hex uppercased. */
+/**
+ * RFC 3986 6.2.2, naively: escapes of unreserved characters decoded, the others' hex uppercased,
+ * except that a hex digit right after a malformed '%' stays encoded: decoding `%33` in `%C%33`
+ * would make up the escape `%C3`, which the client never sent.
+ */
 function normalizeEscapes(path: string): string {
-  return path.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => {
-    const char = String.fromCharCode(parseInt(hex, 16))
-    return /^[A-Za-z0-9\-._~]$/.test(char) ? char : `%${hex.toUpperCase()}`
-  })
+  let out = ''
+  for (const token of path.match(/%[0-9A-Fa-f]{2}|[^]/gu) ?? []) {
+    if (token.length !== 3) {
+      out += token
+      continue
+    }
+    const char = String.fromCharCode(parseInt(token.slice(1), 16))
+    const completesEscape = /^[0-9A-Fa-f]$/.test(char) && /%[0-9A-Fa-f]?$/.test(out)
+    out += /^[A-Za-z0-9\-._~]$/.test(char) && !completesEscape ? char : token.toUpperCase()
+  }
+  return out
 }
 
 function normalizeHost(host: string): string {

@@ -13,7 +13,8 @@ export function emitMatch(
     explicitHead,
     hasHosts,
     usesNoneIn,
-  }: { explicitHead: boolean; hasHosts: boolean; usesNoneIn: boolean },
+    urlChecks,
+  }: { explicitHead: boolean; hasHosts: boolean; usesNoneIn: boolean; urlChecks: boolean },
 ): void {
   const hasGet = methods.includes('GET')
   if (methods.includes('HEAD')) {
@@ -111,7 +112,7 @@ export function emitMatch(
   out.line('/** A walk threw: match the normal form, or 400 for a malformed escape. */')
   out.block('function failed(error, method, path, host) {', () => {
     out.line(
-      'if (error?.fwDenormalized === true) return matchNormal(method, normalizePath(path), host)',
+      'if (error?.fwDenormalized === true) return matchNormal(method, normalize(path), host)',
     )
     out.line('if (error?.fwMalformed === true) return BAD_REQUEST')
     out.line('throw error')
@@ -122,25 +123,116 @@ export function emitMatch(
   )
   out.block('function unmatched(method, path, host) {', () => {
     out.block("if (path.indexOf('%') !== -1) {", () => {
-      out.line('const normal = normalizePath(path)')
+      out.line('const normal = normalize(path)')
       out.line('if (normal !== path) return matchNormal(method, normal, host)')
     })
     out.line('return miss(path, host)')
   })
   out.line()
-  out.line('/** match() of a path in normal form (nothing left for normalizePath to rewrite). */')
+  emitNormalize(out)
+  out.line('/** match() of a path in normal form (as normalize() gives it). */')
   out.block('function matchNormal(method, path, host) {', () => {
     out.block('try {', dispatch, '} catch (error) {')
-    out.line('  if (error?.fwMalformed === true) return BAD_REQUEST')
+    // normalize() kept an escape that would complete a malformed one (`%4%32`): a parameter
+    // holding it is malformed, so 400 (dec() sees the escape normalizePath would still rewrite).
+    out.line(
+      '  if (error?.fwMalformed === true || error?.fwDenormalized === true) return BAD_REQUEST',
+    )
     out.line('  throw error')
     out.line('}')
     out.line('return miss(path, host)')
   })
   out.line()
   out.line('let NAMES = null')
+  if (urlChecks) {
+    emitCheckedUrlFor(out)
+    return
+  }
   out.line('/** Builds the URL of a named route: urlFor(name, params?, query?, absolute?). */')
   out.block('export function urlFor(name, params = {}, query = {}, absolute = false) {', () => {
     out.line("NAMES ??= part('./__names.mjs').NAMES")
     out.line('return buildUrl(NAMES, name, params, query, absolute)')
   })
+}
+
+/**
+ * urlFor() of a route set with constraints that look around their segment (`{x:(?<=/)ab}`):
+ * those are tested on the path built, in the normal form match() tests, from the segment's start.
+ */
+function emitCheckedUrlFor(out: CodeWriter): void {
+  out.line('let IN_PLACE = null')
+  out.line('/** Builds the URL of a named route: urlFor(name, params?, query?, absolute?). */')
+  out.block('export function urlFor(name, params = {}, query = {}, absolute = false) {', () => {
+    out.line("if (NAMES === null) ({ NAMES, IN_PLACE } = part('./__names.mjs'))")
+    out.line('const url = buildUrl(NAMES, name, params, query, absolute)')
+    out.line('const checks = IN_PLACE[name]')
+    out.line('if (checks !== undefined) checkInPlace(name, checks, buildUrl(NAMES, name, params))')
+    out.line('return url')
+  })
+  out.line()
+  out.line(
+    '/** Throws unless each in-place constraint matches its segment of `built`, as match() tests it. */',
+  )
+  out.block('function checkInPlace(name, checks, built) {', () => {
+    out.line(
+      '// As match() sees it: in normal form, without a trailing slash (an empty catch-all).',
+    )
+    out.line('let path = normalizePath(built)')
+    out.line("if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1)")
+    out.line("const segments = path.split('/')")
+    out.block('for (const [index, param, whole, beforeSlash, source] of checks) {', () => {
+      out.line('// An absent optional parameter: nothing to test.')
+      out.line('if (index >= segments.length) continue')
+      out.line("const a = segments.slice(0, index).join('/').length + 1")
+      out.line('const b = a + segments[index].length')
+      out.line('const last = beforeSlash === null || b === path.length')
+      out.line(
+        'if (last ? sticky(whole, path, a, b) : sticky(beforeSlash, path.slice(0, b + 1), a, b)) continue',
+      )
+      out.line('const problem = `${JSON.stringify(segments[index])} does not match ${source}`')
+      out.line(
+        'throw new UrlGenerationError(\'FW_URL_PARAM\', `urlFor("${name}"): parameter "${param}" ${problem}`)',
+      )
+    })
+  })
+}
+
+/**
+ * Emits normalize(): normalizePath() without inventing escapes. Decoding `%33` after a malformed
+ * `%C` would give `%C3`, an escape the client never sent (a second decoding: `%C%33%A%39` would
+ * match `/café`, `%2%46` give a '/'); so the escape of a hex digit right after a dangling '%'
+ * stays encoded, and the path stays malformed. Cold: only paths holding a '%' that miss as sent.
+ */
+function emitNormalize(out: CodeWriter): void {
+  out.line('const ESCAPE_OR_TEXT = /%[0-9A-Fa-f]{2}|%|[^%]+/g')
+  out.line('const MALFORMED_ESCAPE = /%(?![0-9A-Fa-f]{2})/')
+  out.line()
+  out.line(
+    '/** normalizePath(), keeping an escape encoded where decoding it would complete another. */',
+  )
+  out.block('function normalize(path) {', () => {
+    out.line('if (!MALFORMED_ESCAPE.test(path)) return normalizePath(path)')
+    out.line("let kept = ''")
+    out.block('for (const token of path.match(ESCAPE_OR_TEXT)) {', () => {
+      out.line(
+        "const decoded = token.length === 3 && token[0] === '%' ? normalizePath(token) : token",
+      )
+      out.line('const completes = decoded.length === 1 && hexDigit(decoded) && dangling(kept)')
+      out.line('kept += completes ? token.toUpperCase() : decoded')
+    })
+    out.line('return kept')
+  })
+  out.line()
+  out.line(
+    "/** Whether `text` ends in a '%' that one or two more hex digits would make an escape. */",
+  )
+  out.block('function dangling(text) {', () => {
+    out.line('const n = text.length')
+    out.line("return text[n - 1] === '%' || (text[n - 2] === '%' && hexDigit(text[n - 1]))")
+  })
+  out.line()
+  out.block('function hexDigit(c) {', () => {
+    out.line("return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f')")
+  })
+  out.line()
 }

@@ -29,6 +29,10 @@ export interface PlannedGroup {
   inlined: Map<MethodKey, Map<string, Variant>>
 }
 
+const INDEX_HELPERS = ['EMPTY', 'buildUrl', 'cacheDamaged', 'normalizeHost', 'normalizePath']
+/** What urlFor's in-place constraint checks use (only for route sets that have such constraints). */
+const URL_CHECK_HELPERS = ['UrlGenerationError', 'sticky']
+
 /** A regex with one named group per host parameter, tested against the normalised Host. */
 export function hostRegex(segments: readonly Segment[]): string {
   const labels = segments.map((s) => {
@@ -53,6 +57,7 @@ export function emitIndexModule(
   groups: readonly PlannedGroup[],
   fingerprint: string,
   formatVersion: number,
+  urlChecks = false,
 ): string {
   const out = new CodeWriter()
   const methods = METHOD_KEYS.filter((m) => groups.some((g) => hasMethod(g, m)))
@@ -78,12 +83,13 @@ export function emitIndexModule(
     explicitHead: httpMethods.includes('HEAD'),
     hasHosts: groups.length > 1,
     usesNoneIn,
+    urlChecks,
   })
   return [
     BANNER('Entry of one generation: match(), urlFor(), routes. Imported through ../router.mjs.'),
     `import { createRequire } from 'node:module'`,
     `import { ROUTES, route } from './__routes.mjs'`,
-    `import { EMPTY, buildUrl, cacheDamaged, normalizeHost, normalizePath } from './__helpers.mjs'`,
+    `import { ${[...INDEX_HELPERS, ...(urlChecks ? URL_CHECK_HELPERS : [])].join(', ')} } from './__helpers.mjs'`,
     '',
     `export { setBaseUrl, UrlGenerationError } from './__helpers.mjs'`,
     'export const routes = ROUTES',

@@ -2,10 +2,11 @@
  * Emits the data modules of one generation: `__routes.json` + `__routes.mjs` (the route table's
  * metadata, parsed lazily) and `__names.mjs` (route name → pre-parsed pattern, for urlFor).
  */
-import type { Segment } from '../../shared/pattern.js'
+import type { ParamSegment, Segment } from '../../shared/pattern.js'
 import { describeRoute } from '../../shared/route-record.js'
 import type { AnalyzedRoute } from '../analyze.js'
 import { BANNER, lit, propKey } from './code.js'
+import { inPlaceTest } from './walk.js'
 
 /**
  * `__routes.json` (one route per line) and `__routes.mjs`, which reads it. A record is parsed the
@@ -64,12 +65,12 @@ export function emitRoutesFiles(routes: readonly AnalyzedRoute[]): {
 
 /** `__names.mjs`: for each named route, its host and path as literal parts and parameters. */
 export function emitNamesModule(routes: readonly AnalyzedRoute[]): string {
-  const rows = routes
-    .filter((r) => r.record.name !== null)
-    .map((r) => {
-      const host = r.hostSegments === null ? null : toParts(r.hostSegments, '.', '')
-      return `  ${propKey(r.record.name!)}: [${lit(host)}, ${lit(toParts(r.segments, '/', '/'))}],`
-    })
+  const named = routes.filter((r) => r.record.name !== null)
+  const rows = named.map((r) => {
+    const host = r.hostSegments === null ? null : toParts(r.hostSegments, '.', '')
+    return `  ${propKey(r.record.name!)}: [${lit(host)}, ${lit(toParts(r.segments, '/', '/'))}],`
+  })
+  const checked = named.filter((r) => inPlaceChecks(r).length > 0)
   return [
     BANNER(
       'Route names for urlFor: [host parts | null, path parts]; a part is text or [name, type, regex, optional].',
@@ -78,8 +79,44 @@ export function emitNamesModule(routes: readonly AnalyzedRoute[]): string {
     '  __proto__: null,',
     ...rows,
     '})',
+    ...(checked.length === 0 ? [] : emitInPlaceChecks(checked)),
     '',
   ].join('\n')
+}
+
+/**
+ * The path constraints of a route that look around their segment (see inPlaceTest): urlFor tests
+ * them on the path it built, as match() does, not on the value alone, where a lookbehind sees
+ * nothing (`{x:(?<=/)ab}` refused every value). Their parts in NAMES carry no regex.
+ */
+export function inPlaceChecks(route: AnalyzedRoute): { index: number; segment: ParamSegment }[] {
+  return route.segments.flatMap((segment, i) =>
+    segment.kind === 'param' && segment.type === 'regex' && inPlaceTest(segment.regex!) !== null
+      ? [{ index: i + 1, segment }]
+      : [],
+  )
+}
+
+function emitInPlaceChecks(routes: readonly AnalyzedRoute[]): string[] {
+  const rows = routes.map((r) => {
+    const checks = inPlaceChecks(r).map(({ index, segment }) => {
+      const test = inPlaceTest(segment.regex!)!
+      const sticky = (source: string | null): string =>
+        source === null ? 'null' : `new RegExp(${lit(source)}, 'y')`
+      const regexes = `${sticky(test.whole)}, ${sticky(test.beforeSlash)}`
+      return `[${index}, ${lit(segment.name)}, ${regexes}, ${lit(segment.regex)}]`
+    })
+    return `  ${propKey(r.record.name!)}: [${checks.join(', ')}],`
+  })
+  return [
+    '// Constraints that look around their segment, tested in place on the path urlFor built:',
+    '// [segment index, parameter, sticky regex on the path, on the path through the next "/"',
+    '// (null: the first serves everywhere), source], as match() tests them (see inPlaceTest).',
+    'export const IN_PLACE = Object.freeze({',
+    '  __proto__: null,',
+    ...rows,
+    '})',
+  ]
 }
 
 function toParts(segments: readonly Segment[], separator: string, lead: string): unknown[] {
@@ -93,7 +130,9 @@ function toParts(segments: readonly Segment[], separator: string, lead: string):
     }
     parts.push(text)
     text = ''
-    const regex = segment.type === 'string' ? null : segment.regex
+    // An in-place constraint is tested by index.mjs on the whole path (IN_PLACE), not on the value.
+    const inPlace = separator === '/' && segment.type === 'regex' && inPlaceTest(segment.regex!)
+    const regex = segment.type === 'string' || inPlace ? null : segment.regex
     parts.push([segment.name, segment.type, regex, segment.optional])
   })
   if (segments.length === 0) text = lead

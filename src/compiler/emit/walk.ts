@@ -11,6 +11,22 @@ import { staticValue, type TrieNode } from '../trie.js'
 import { CodeWriter, hasLiteral, lit, propKey } from './code.js'
 import { inlineRegex } from './regex-inline.js'
 
+/**
+ * How a constraint that looks around its segment (`^`, `$`, `\b`, lookbehind) is tested in place,
+ * so that it sees the path around it as in a whole-path pattern: a sticky regex from the segment's
+ * start that must end at the segment's end (null: one that sees only its segment). One that can
+ * match a '/' would run past its segment (and, greedy, miss the match that ends at the segment's
+ * end), so unless its segment ends the path, it is tested on the path up to and including the
+ * '/' after the segment, before which it must end (`beforeSlash`): a lookbehind still sees what
+ * comes before (`{x:(?<=/)[^x]+}` matched nothing on its slice), and `$` still only the path's
+ * end. urlFor tests them alike.
+ */
+export function inPlaceTest(source: string): { whole: string; beforeSlash: string | null } | null {
+  if (!/[$^]|\\[bB]|\(\?<[=!]/.test(source)) return null
+  if (!canMatchSlash(source)) return { whole: `(?:${source})(?=/|$)`, beforeSlash: null }
+  return { whole: `(?:${source})$`, beforeSlash: `(?:${source})(?=/)` }
+}
+
 /** Regexes a module needs, declared once at its top. */
 export class RegexPool {
   readonly #sources = new Map<string, string>()
@@ -30,14 +46,24 @@ export class RegexPool {
     const source = segment.regex!
     const loop = this.#loop(source)
     if (loop !== null) return `${loop.name}(path, ${j}, ${e})`
-    const inPlace = !canMatchSlash(source) && /[$^]|\\[bB]|\(\?<[=!]/.test(source)
-    const id = inPlace ? `y:(?:${source})(?=/|$)` : `s:^(?:${source})$`
+    const inPlace = inPlaceTest(source)
+    if (inPlace === null) {
+      return `${this.#declare(`s:^(?:${source})$`)}.test(path.slice(${j}, ${e}))`
+    }
+    const whole = `sticky(${this.#declare(`y:${inPlace.whole}`)}, path, ${j}, ${e})`
+    if (inPlace.beforeSlash === null) return whole
+    const beforeSlash = this.#declare(`y:${inPlace.beforeSlash}`)
+    return `(${e} === path.length ? ${whole} : sticky(${beforeSlash}, path.slice(0, ${e} + 1), ${j}, ${e}))`
+  }
+
+  /** The name of the regex `id` (flags char, ':', source), declared on first use. */
+  #declare(id: string): string {
     let name = this.#sources.get(id)
     if (!name) {
       name = `RE${this.#sources.size}`
       this.#sources.set(id, name)
     }
-    return inPlace ? `sticky(${name}, path, ${j}, ${e})` : `${name}.test(path.slice(${j}, ${e}))`
+    return name
   }
 
   /** The declarations, line by line: the regexes, then the loop functions. */
