@@ -8,7 +8,7 @@ import { HttpError, unsupportedMediaType } from '../../runtime/http-error.js'
 import { bodyKind } from '../../runtime/request/content.js'
 import type { FwRequest } from '../../runtime/request/request.js'
 
-const ACCEPTED = 'application/json or application/x-www-form-urlencoded'
+const ACCEPTED = 'application/json, application/x-www-form-urlencoded or multipart/form-data'
 
 /**
  * Throws the runtime's error for a body it cannot parse (400 malformed, 413 too large, 415
