@@ -3,7 +3,7 @@
  * bodies, typed errors, file(), view engines and the kernel's boot inputs. Each case is named
  * after what broke, and answered over real HTTP where the wire shows it.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -343,6 +343,7 @@ describe('typed errors', () => {
 describe('file()', () => {
   const dir = mkdtempSync(join(tmpdir(), 'fw-audit2-file-'))
   writeFileSync(join(dir, 'a.txt'), 'hello world')
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
   const register: Register = (r) => {
     r.get('/a', (req: FwRequest) => file(join(dir, 'a.txt'), { request: req }))
     r.get('/nul', () => file(join(dir, 'a.txt\u0000.png')))
