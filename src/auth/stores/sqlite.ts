@@ -24,6 +24,37 @@ import {
 } from './types.js'
 
 type Db = BetterSqlite3.Database
+
+// Node 24+ (see preparer): the better-sqlite3 objects this process made, kept from the GC.
+const GC_ABORTS = Number(process.versions.node.split('.')[0]) >= 24
+const RETAINED: unknown[] = []
+
+/** `db.prepare(sql)`, but each SQL text prepared once per database and reused (see `preparer`). */
+type Prepare = <P extends unknown[] = unknown[], R = unknown>(
+  sql: string,
+) => BetterSqlite3.Statement<P, R>
+
+/**
+ * Statements prepared once per database and kept: no SQL is parsed again per call, and no
+ * statement becomes garbage while the database is in use. The second matters on Node 24, where
+ * the GC destroying a better-sqlite3 12 object at the wrong moment aborts the process: Node 24's
+ * ObjectWrap looks up the Node environment of the current context, which a GC run from a
+ * microtask may not have (`Assertion failed: (env) != nullptr`; better-sqlite3 13 fixes it, but
+ * needs Node 22). There, a database and its statements are also kept after close(): a process
+ * opens few, and none is then ever destroyed by the GC.
+ */
+function preparer(db: Db): Prepare {
+  const prepared = new Map<string, BetterSqlite3.Statement>()
+  if (GC_ABORTS) RETAINED.push(db, prepared)
+  return <P extends unknown[], R>(sql: string) => {
+    let statement = prepared.get(sql)
+    if (statement === undefined) {
+      statement = db.prepare(sql)
+      prepared.set(sql, statement)
+    }
+    return statement as unknown as BetterSqlite3.Statement<P, R>
+  }
+}
 type Tables = ReturnType<typeof tableNames>
 
 interface UserRow {
@@ -57,20 +88,22 @@ export interface SqliteOptions {
 export function openSqlite(path: string, options: SqliteOptions = {}): Database {
   if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true })
   const db = new BetterSqlite3(path)
-  db.pragma('busy_timeout = 5000')
-  if (path !== ':memory:' && path !== '') db.pragma('journal_mode = WAL')
-  db.pragma('foreign_keys = ON')
+  const prepare = preparer(db)
+  // exec, not pragma(): pragma() prepares a statement per call, garbage at once (see preparer).
+  db.exec('PRAGMA busy_timeout = 5000')
+  if (path !== ':memory:' && path !== '') db.exec('PRAGMA journal_mode = WAL')
+  db.exec('PRAGMA foreign_keys = ON')
   const tables = tableNames(options.tablePrefix)
-  migrate(db, tables)
+  migrate(db, prepare, tables)
   return {
     kind: 'sqlite',
-    users: new SqliteUserStore(db, tables),
-    refreshTokens: new SqliteRefreshTokenStore(db, tables),
+    users: new SqliteUserStore(prepare, tables),
+    refreshTokens: new SqliteRefreshTokenStore(db, prepare, tables),
     close: async () => void db.close(),
   }
 }
 
-function migrate(db: Db, t: Tables): void {
+function migrate(db: Db, prepare: Prepare, t: Tables): void {
   db.exec(`
     CREATE TABLE IF NOT EXISTS ${t.users} (
       id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -91,8 +124,8 @@ function migrate(db: Db, t: Tables): void {
       created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now'))
     );`)
   // Tables created by an older fw, or by hand from the spec's three columns, gain what is missing.
-  addMissingColumns(db, t.users, { roles: `TEXT NOT NULL DEFAULT '[]'` })
-  addMissingColumns(db, t.refreshTokens, {
+  addMissingColumns(db, prepare, t.users, { roles: `TEXT NOT NULL DEFAULT '[]'` })
+  addMissingColumns(db, prepare, t.refreshTokens, {
     family_id: `TEXT NOT NULL DEFAULT ''`,
     rotated_at: 'TEXT',
     revoked: 'INTEGER NOT NULL DEFAULT 0',
@@ -102,10 +135,14 @@ function migrate(db: Db, t: Tables): void {
     CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_expires_idx ON ${t.refreshTokens} (expires_at);`)
 }
 
-function addMissingColumns(db: Db, table: string, columns: Record<string, string>): void {
-  const present = new Set(
-    (db.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name),
-  )
+function addMissingColumns(
+  db: Db,
+  prepare: Prepare,
+  table: string,
+  columns: Record<string, string>,
+): void {
+  const info = prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all()
+  const present = new Set(info.map((c) => c.name))
   for (const [name, type] of Object.entries(columns)) {
     if (!present.has(name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`)
   }
@@ -123,18 +160,16 @@ const toUser = (row: UserRow | undefined): UserRecord | null =>
     : null
 
 class SqliteUserStore implements UserStore {
-  readonly #db: Db
+  readonly #prepare: Prepare
   readonly #t: Tables
 
-  constructor(db: Db, tables: Tables) {
-    this.#db = db
+  constructor(prepare: Prepare, tables: Tables) {
+    this.#prepare = prepare
     this.#t = tables
   }
 
   async findByEmail(email: string): Promise<UserRecord | null> {
-    const find = this.#db.prepare<[string], UserRow>(
-      `SELECT * FROM ${this.#t.users} WHERE email = ?`,
-    )
+    const find = this.#prepare<[string], UserRow>(`SELECT * FROM ${this.#t.users} WHERE email = ?`)
     for (const key of emailLookupKeys(email)) {
       const row = find.get(key)
       if (row) return toUser(row)
@@ -145,18 +180,16 @@ class SqliteUserStore implements UserStore {
   async findById(id: number): Promise<UserRecord | null> {
     if (!Number.isSafeInteger(id)) return null
     return toUser(
-      this.#db.prepare<[number], UserRow>(`SELECT * FROM ${this.#t.users} WHERE id = ?`).get(id),
+      this.#prepare<[number], UserRow>(`SELECT * FROM ${this.#t.users} WHERE id = ?`).get(id),
     )
   }
 
   async create(user: NewUser): Promise<UserRecord> {
     const email = normalizeEmail(user.email)
     try {
-      const row = this.#db
-        .prepare<[string, string, string, string], UserRow>(
-          `INSERT INTO ${this.#t.users} (email, name, password_hash, roles) VALUES (?, ?, ?, ?) RETURNING *`,
-        )
-        .get(email, user.name, user.passwordHash, JSON.stringify(user.roles ?? []))
+      const row = this.#prepare<[string, string, string, string], UserRow>(
+        `INSERT INTO ${this.#t.users} (email, name, password_hash, roles) VALUES (?, ?, ?, ?) RETURNING *`,
+      ).get(email, user.name, user.passwordHash, JSON.stringify(user.roles ?? []))
       return toUser(row)!
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE')
@@ -166,11 +199,9 @@ class SqliteUserStore implements UserStore {
   }
 
   async list(options: { limit?: number; offset?: number } = {}): Promise<PublicUser[]> {
-    const rows = this.#db
-      .prepare<[number, number], UserRow>(
-        `SELECT * FROM ${this.#t.users} ORDER BY id LIMIT ? OFFSET ?`,
-      )
-      .all(options.limit ?? -1, options.offset ?? 0)
+    const rows = this.#prepare<[number, number], UserRow>(
+      `SELECT * FROM ${this.#t.users} ORDER BY id LIMIT ? OFFSET ?`,
+    ).all(options.limit ?? -1, options.offset ?? 0)
     return rows.map((row) => ({
       id: row.id,
       email: row.email,
@@ -180,9 +211,10 @@ class SqliteUserStore implements UserStore {
   }
 
   async updatePasswordHash(id: number, passwordHash: string): Promise<void> {
-    this.#db
-      .prepare(`UPDATE ${this.#t.users} SET password_hash = ? WHERE id = ?`)
-      .run(passwordHash, id)
+    this.#prepare(`UPDATE ${this.#t.users} SET password_hash = ? WHERE id = ?`).run(
+      passwordHash,
+      id,
+    )
   }
 }
 
@@ -199,7 +231,7 @@ const toToken = (row: TokenRow | undefined): RefreshTokenRecord | null =>
     : null
 
 class SqliteRefreshTokenStore implements RefreshTokenStore {
-  readonly #db: Db
+  readonly #prepare: Prepare
   readonly #t: Tables
   readonly #rotate: (
     tokenHash: string,
@@ -207,8 +239,8 @@ class SqliteRefreshTokenStore implements RefreshTokenStore {
     now: string,
   ) => RotateResult
 
-  constructor(db: Db, tables: Tables) {
-    this.#db = db
+  constructor(db: Db, prepare: Prepare, tables: Tables) {
+    this.#prepare = prepare
     this.#t = tables
     const rotate = db.transaction(
       (tokenHash: string, next: { tokenHash: string; expiresAt: string }, now: string) =>
@@ -223,9 +255,9 @@ class SqliteRefreshTokenStore implements RefreshTokenStore {
 
   async find(tokenHash: string): Promise<RefreshTokenRecord | null> {
     return toToken(
-      this.#db
-        .prepare<[string], TokenRow>(`SELECT * FROM ${this.#t.refreshTokens} WHERE token = ?`)
-        .get(tokenHash),
+      this.#prepare<[string], TokenRow>(
+        `SELECT * FROM ${this.#t.refreshTokens} WHERE token = ?`,
+      ).get(tokenHash),
     )
   }
 
@@ -238,30 +270,26 @@ class SqliteRefreshTokenStore implements RefreshTokenStore {
   }
 
   async revokeFamily(familyId: string): Promise<number> {
-    return this.#db
-      .prepare(
-        `UPDATE ${this.#t.refreshTokens} SET revoked = 1 WHERE family_id = ? AND revoked = 0`,
-      )
-      .run(familyId).changes
+    return this.#prepare(
+      `UPDATE ${this.#t.refreshTokens} SET revoked = 1 WHERE family_id = ? AND revoked = 0`,
+    ).run(familyId).changes
   }
 
   async revokeUser(userId: number): Promise<number> {
-    return this.#db
-      .prepare(`UPDATE ${this.#t.refreshTokens} SET revoked = 1 WHERE user_id = ? AND revoked = 0`)
-      .run(userId).changes
+    return this.#prepare(
+      `UPDATE ${this.#t.refreshTokens} SET revoked = 1 WHERE user_id = ? AND revoked = 0`,
+    ).run(userId).changes
   }
 
   async purgeExpired(now: string): Promise<number> {
-    return this.#db.prepare(`DELETE FROM ${this.#t.refreshTokens} WHERE expires_at <= ?`).run(now)
+    return this.#prepare(`DELETE FROM ${this.#t.refreshTokens} WHERE expires_at <= ?`).run(now)
       .changes
   }
 
   #insert(record: NewRefreshToken): void {
-    this.#db
-      .prepare(
-        `INSERT INTO ${this.#t.refreshTokens} (user_id, token, expires_at, family_id) VALUES (?, ?, ?, ?)`,
-      )
-      .run(record.userId, record.tokenHash, record.expiresAt, record.familyId)
+    this.#prepare(
+      `INSERT INTO ${this.#t.refreshTokens} (user_id, token, expires_at, family_id) VALUES (?, ?, ?, ?)`,
+    ).run(record.userId, record.tokenHash, record.expiresAt, record.familyId)
   }
 
   #rotateNow(
@@ -269,13 +297,11 @@ class SqliteRefreshTokenStore implements RefreshTokenStore {
     next: { tokenHash: string; expiresAt: string },
     now: string,
   ): RotateResult {
-    const current = this.#db
-      .prepare<[string, string, string], { user_id: number; family_id: string }>(
-        // A record from before rotation (no family) starts its own family, named after itself.
-        `UPDATE ${this.#t.refreshTokens} SET rotated_at = ?, family_id = CASE WHEN family_id = '' THEN token ELSE family_id END
+    const current = this.#prepare<[string, string, string], { user_id: number; family_id: string }>(
+      // A record from before rotation (no family) starts its own family, named after itself.
+      `UPDATE ${this.#t.refreshTokens} SET rotated_at = ?, family_id = CASE WHEN family_id = '' THEN token ELSE family_id END
          WHERE token = ? AND rotated_at IS NULL AND revoked = 0 AND expires_at > ? RETURNING user_id, family_id`,
-      )
-      .get(now, tokenHash, now)
+    ).get(now, tokenHash, now)
     if (current) {
       this.#insert({
         userId: current.user_id,
@@ -286,14 +312,14 @@ class SqliteRefreshTokenStore implements RefreshTokenStore {
       return { status: 'rotated', userId: current.user_id, familyId: current.family_id }
     }
     const used = toToken(
-      this.#db
-        .prepare<[string], TokenRow>(`SELECT * FROM ${this.#t.refreshTokens} WHERE token = ?`)
-        .get(tokenHash),
+      this.#prepare<[string], TokenRow>(
+        `SELECT * FROM ${this.#t.refreshTokens} WHERE token = ?`,
+      ).get(tokenHash),
     )
     if (used === null || used.rotated_at === null) return { status: 'invalid' }
-    this.#db
-      .prepare(`UPDATE ${this.#t.refreshTokens} SET revoked = 1 WHERE family_id = ?`)
-      .run(used.family_id)
+    this.#prepare(`UPDATE ${this.#t.refreshTokens} SET revoked = 1 WHERE family_id = ?`).run(
+      used.family_id,
+    )
     return { status: 'reused', userId: used.user_id, familyId: used.family_id }
   }
 }

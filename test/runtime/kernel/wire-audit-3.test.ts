@@ -54,6 +54,9 @@ afterAll(async () => {
   cleanupTempDirs()
 })
 
+// Node 24's llhttp refuses an empty Transfer-Encoding element at parse time.
+const NODE_REFUSES_EMPTY_CODING = Number(process.versions.node.split('.')[0]) >= 24
+
 const GET_OK = head(['GET /ok HTTP/1.1', 'Host: x'])
 // The same, last on its connection: the server closes after it, so the exchange ends there.
 const GET_OK_LAST = head(['GET /ok HTTP/1.1', 'Host: x', 'Connection: close'])
@@ -117,8 +120,11 @@ describe('a Transfer-Encoding that lists no coding', () => {
     expect(answer.closed).toBe(true)
     const answers = splitAnswers(answer.text)
     expect(answers.map((a) => a.status)).toEqual([400])
+    // Node 24's parser refuses it itself (answerClientError's plain 400); older ones pass it on.
     expect(JSON.parse(answers[0]!.body)).toEqual({
-      error: 'Transfer-Encoding must be chunked, in HTTP/1.1',
+      error: NODE_REFUSES_EMPTY_CODING
+        ? 'Bad Request'
+        : 'Transfer-Encoding must be chunked, in HTTP/1.1',
       code: 400,
     })
     expect(handled).toBe(0)
@@ -134,7 +140,14 @@ describe('a Transfer-Encoding that lists no coding', () => {
         ['POST /echo HTTP/1.1', 'Host: x', 'Content-Type: application/json', ...lines],
         body,
       )
-      const answers = splitAnswers((await exchange(wire.port, request + GET_OK_LAST)).text)
+      const answer = await exchange(wire.port, request + GET_OK_LAST)
+      const answers = splitAnswers(answer.text)
+      // Node 24's parser refuses some of these spellings itself, and closes: never misread.
+      if (NODE_REFUSES_EMPTY_CODING && answers[0]?.status === 400) {
+        expect(answers.map((a) => a.status)).toEqual([400])
+        expect(answer.closed).toBe(true)
+        continue
+      }
       expect(answers.map((a) => [a.status, a.body])).toEqual([
         [200, '{"content":"{}"}'],
         [200, '{"ok":true}'],
