@@ -38,9 +38,10 @@ export async function planFile(request: FwRequest, validators: FileValidators): 
   if (method !== 'GET' && method !== 'HEAD') return WHOLE
   if (preconditionFails(request, validators)) return { status: 412 }
   const fresh = await (freshModule ??= loadFresh())
+  const modifiedSince = request.getHeaderLine('if-modified-since')
   const conditional = {
     'if-none-match': request.getHeaderLine('if-none-match') || undefined,
-    'if-modified-since': request.getHeaderLine('if-modified-since') || undefined,
+    'if-modified-since': Number.isNaN(httpDate(modifiedSince)) ? undefined : modifiedSince,
     'cache-control': request.getHeaderLine('cache-control') || undefined,
   }
   const current = { etag: validators.etag, 'last-modified': validators.lastModified }
@@ -52,7 +53,7 @@ async function planRange(request: FwRequest, validators: FileValidators): Promis
   const header = request.getHeaderLine('range')
   if (header === '' || !ifRangeHolds(request.getHeaderLine('if-range'), validators)) return WHOLE
   const parse = await (rangeModule ??= loadRangeParser())
-  const ranges = parse(validators.size, header, { combine: true })
+  const ranges = parse(validators.size, clampSuffixes(header, validators.size), { combine: true })
   if (ranges === -1) return { status: 416 }
   // Malformed, another unit, or several ranges (a multipart/byteranges body): the whole file,
   // which RFC 9110 §14.2 allows and `send` does too.
@@ -68,7 +69,7 @@ function preconditionFails(request: FwRequest, validators: FileValidators): bool
     if (match.trim() === '*') return false
     return !match.split(',').some((tag) => sameTag(tag.trim(), validators.etag))
   }
-  const unmodifiedSince = Date.parse(request.getHeaderLine('if-unmodified-since'))
+  const unmodifiedSince = httpDate(request.getHeaderLine('if-unmodified-since'))
   return !Number.isNaN(unmodifiedSince) && Date.parse(validators.lastModified) > unmodifiedSince
 }
 
@@ -76,8 +77,22 @@ function preconditionFails(request: FwRequest, validators: FileValidators): bool
 function ifRangeHolds(ifRange: string, validators: FileValidators): boolean {
   if (ifRange === '') return true
   if (ifRange.includes('"')) return sameTag(ifRange.trim(), validators.etag)
-  const date = Date.parse(ifRange)
+  const date = httpDate(ifRange)
   return !Number.isNaN(date) && Date.parse(validators.lastModified) <= date
+}
+
+// RFC 9110 §14.1.2: a suffix longer than the file asks for the whole file, which range-parser
+// would call unsatisfiable (a 416); so such a suffix is cut to the file's size first.
+function clampSuffixes(header: string, size: number): string {
+  return header.replace(/([=,]\s*)-\s*(\d+)/g, (spec, lead: string, length: string) =>
+    Number(length) > size ? `${lead}-${size}` : spec,
+  )
+}
+
+// An HTTP-date (RFC 9110 §5.6.7) in any of its three forms, each with a time of day, else NaN:
+// Date.parse alone takes `1` or `2100` for a year, where a value that is no date is ignored.
+function httpDate(value: string): number {
+  return /\d\d:\d\d:\d\d/.test(value) ? Date.parse(value) : NaN
 }
 
 function sameTag(a: string, b: string): boolean {

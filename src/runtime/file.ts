@@ -57,16 +57,20 @@ export async function file(path: string, options: FileOptions = {}): Promise<FwR
   try {
     const stat = await handle.stat()
     if (!stat.isFile()) throw notFound()
-    const headers = await fileHeaders(path, stat, options)
+    const headers = Object.assign(
+      await fileHeaders(path, stat, options),
+      without(options.headers, FRAMING),
+    )
+    // Checked against the validators sent, the caller's own ETag or Last-Modified included: a
+    // client revalidates with what it got.
     const plan = options.request
       ? await planFile(options.request, {
-          etag: headers.etag as string,
-          lastModified: headers['last-modified'] as string,
+          etag: String(headers.etag),
+          lastModified: String(headers['last-modified']),
           size: stat.size,
         })
       : WHOLE
-    if (options.request) headers['accept-ranges'] = 'bytes'
-    Object.assign(headers, framing(options.headers))
+    if (options.request) headers['accept-ranges'] ??= 'bytes'
     const response = answer(plan, headers, stat.size, handle)
     if (response.body === '' || response.body === null) await handle.close()
     return response
@@ -104,7 +108,7 @@ function answer(plan: FilePlan, headers: HeaderMap, size: number, handle: FileHa
   switch (plan.status) {
     case 304:
       // No body, so no Content-Length: a 304 may only state the 200's (RFC 9110 §8.6).
-      return new FwResponse(304, notModified(headers), null)
+      return new FwResponse(304, without(headers, REPRESENTATION), null)
     case 412:
       throw new HttpError(412)
     case 416:
@@ -124,21 +128,17 @@ function answer(plan: FilePlan, headers: HeaderMap, size: number, handle: FileHa
 
 // A 304 carries the validators and caching headers of the 200 it stands for, not its
 // representation's (RFC 9110 §15.4.5).
-function notModified(headers: HeaderMap): HeaderMap {
-  const kept: HeaderMap = {}
-  for (const [name, value] of Object.entries(headers)) {
-    if (!/^content-(type|length|disposition)$/i.test(name)) kept[name] = value
-  }
-  return kept
-}
+const REPRESENTATION = /^content-(type|length|disposition)$/i
 
 // The caller's headers win over the computed ones, but for the length: that one is the file's
 // (or the range's), and another would cut the body short or desync the connection.
-function framing(headers: HeaderMap | undefined): HeaderMap {
+const FRAMING = /^(content-length|transfer-encoding)$/i
+
+/** `headers` with lowercase names, but those `dropped` matches. */
+function without(headers: HeaderMap | undefined, dropped: RegExp): HeaderMap {
   const kept: HeaderMap = {}
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (!/^(content-length|transfer-encoding)$/i.test(name)) kept[name.toLowerCase()] = value
-  }
+  for (const [name, value] of Object.entries(headers ?? {}))
+    if (!dropped.test(name)) kept[name.toLowerCase()] = value
   return kept
 }
 
