@@ -9,7 +9,7 @@ export type Factory<T = unknown> = (container: Container) => T
 /**
  * @example
  * container.singleton('mailer', () => new Mailer())
- * container.tag('audit', 'preGlobal')
+ * container.set('audit', auditMiddleware).tag('preGlobal', 'audit')
  * container.get<Mailer>('mailer')
  */
 export class Container {

@@ -43,13 +43,16 @@ export function resolveHandler(
     }
   }
   if (typeof handler === 'string') {
-    const [key = '', method = '__invoke'] = handler.split('@')
+    const [key = '', method] = handler.split('@')
+    const name = method ?? '__invoke'
     let target: Record<string, unknown> | undefined
     return (request, params) => {
-      target ??= container.get<Record<string, unknown>>(key)
-      const fn = target[method]
+      target ??= container.get<Record<string, unknown> | undefined>(key)
+      // 'Key' calls the entry's __invoke, or the entry itself when it is a function.
+      let fn: unknown = target?.[name]
+      if (typeof fn !== 'function' && method === undefined) fn = target
       if (typeof fn !== 'function')
-        throw new Error(`Handler "${handler}": "${key}" has no method "${method}"`)
+        throw new Error(`Handler "${handler}": "${key}" has no method "${name}"`)
       return (fn as (...args: unknown[]) => unknown).call(target, request, ...params)
     }
   }

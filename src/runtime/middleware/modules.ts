@@ -5,10 +5,18 @@
 import type { MiddlewareRef } from '../../shared/route-record.js'
 import type { MiddlewareFactory } from '../types.js'
 
-const aliasName = (ref: MiddlewareRef): string | null =>
-  typeof ref === 'string' ? ref.split(':')[0]! : null
+// The compiler checks the routes file's middleware; the global lists and tagged container entries
+// reach the kernel unchecked (a number, or a list bound under one tag key).
+const aliasName = (ref: MiddlewareRef): string | null => {
+  if (typeof ref === 'string') return ref.split(':')[0]!
+  if (typeof ref === 'function') return null
+  throw new TypeError(`Middleware ${JSON.stringify(ref)} is not an alias string or a function`)
+}
 
-/** Factories for the module aliases that `refs` use and `given` does not already implement. */
+/**
+ * Factories for the module aliases that `refs` use and `given` does not already implement. A ref
+ * that is neither a string nor a function is a boot error.
+ */
 export async function moduleFactories(
   refs: Iterable<MiddlewareRef>,
   given: Readonly<Record<string, MiddlewareFactory>>,

@@ -1,0 +1,78 @@
+/**
+ * Regression tests from an audit of the kernel's features and the smaller built-in middleware:
+ * global middleware entries and built-in alias parameters checked at boot (the compiler only
+ * checks the routes file's), and string handlers naming container entries.
+ */
+import { afterAll, describe, expect, it } from 'vitest'
+import { Container } from '../../../src/runtime/container.js'
+import type { FwRequest } from '../../../src/runtime/request/request.js'
+import type { MiddlewareRef } from '../../../src/shared/route-record.js'
+import { bootKernel, call, captureLogger, cleanupTempDirs, jsonOf } from './support.js'
+
+afterAll(cleanupTempDirs)
+
+const plainRoutes = (r: any): void => {
+  r.get('/', (req: FwRequest) => ({ locale: req.getAttribute('locale') ?? null }))
+}
+
+describe('global middleware entries', () => {
+  it('fails the boot naming an entry that is neither an alias string nor a function', async () => {
+    const preGlobal = [42] as unknown as MiddlewareRef[]
+    await expect(bootKernel(plainRoutes, { preGlobal })).rejects.toThrow(
+      'Middleware 42 is not an alias string or a function',
+    )
+  })
+
+  it('fails the boot the same way for a tagged container entry holding a list', async () => {
+    const container = new Container().set('limits', ['throttle:5,60']).tag('pre', 'limits')
+    await expect(bootKernel(plainRoutes, { container, preGlobalTags: ['pre'] })).rejects.toThrow(
+      'Middleware ["throttle:5,60"] is not an alias string or a function',
+    )
+  })
+})
+
+describe('built-in alias parameters in the global lists', () => {
+  it.each(['negotiate:', 'negotiate:<script>', 'negotiate:en,,fr'])(
+    'refuses %s at boot: its locales would reach every response as `locale`',
+    async (alias) => {
+      await expect(bootKernel(plainRoutes, { preGlobal: [alias] })).rejects.toThrow(
+        /negotiate.*language tags/,
+      )
+    },
+  )
+
+  it('still takes well-formed locales there', async () => {
+    const kernel = await bootKernel(plainRoutes, { preGlobal: ['negotiate:en,fr-CH'] })
+    const response = await call(kernel, { uri: '/', headers: { 'accept-language': 'fr-ch' } })
+    expect(await jsonOf(response)).toEqual({ locale: 'fr-CH' })
+  })
+})
+
+describe('string handlers', () => {
+  it("calls a function bound in the container when a 'Key' handler names it", async () => {
+    const container = new Container().set('home', (req: FwRequest, id: number) => ({
+      home: id,
+      path: req.getPath(),
+    }))
+    const kernel = await bootKernel((r) => r.get('/home/{id:int}', 'home'), { container })
+    const response = await call(kernel, '/home/7')
+    expect(response.status).toBe(200)
+    expect(await jsonOf(response)).toEqual({ home: 7, path: '/home/7' })
+  })
+
+  it("prefers an __invoke method of a bound function, as of any 'Key' entry", async () => {
+    const bound = Object.assign(() => 'the function', { __invoke: () => 'its __invoke' })
+    const container = new Container().set('ping', bound)
+    const kernel = await bootKernel((r) => r.get('/ping', 'ping'), { container })
+    expect(await (await call(kernel, '/ping')).body).toBe('its __invoke')
+  })
+
+  it('answers 500 and logs what is missing for an entry bound to null', async () => {
+    const log = captureLogger()
+    const container = new Container().set('users', null)
+    const kernel = await bootKernel((r) => r.get('/users', 'users@index'), { container, log })
+    expect((await call(kernel, '/users')).status).toBe(500)
+    const logged = log.lines.find((line) => line.level === 'error')?.obj as { err?: Error }
+    expect(logged.err?.message).toBe('Handler "users@index": "users" has no method "index"')
+  })
+})
