@@ -128,7 +128,9 @@ export class Kernel implements KernelServices {
     // aliases (throttle, auth, role) are loaded like those of the lists.
     const pre = [...(options.preGlobal ?? []), ...kernel.#tagged(options.preGlobalTags)]
     const post = [...(options.postGlobal ?? []), ...kernel.#tagged(options.postGlobalTags)]
-    const refs = [...registrar.routes.flatMap((r) => r.middleware), ...pre, ...post]
+    // An alias registered with a string (r.alias('limit', 'throttle:5,60')) names a module too.
+    const targets = [...registrar.aliases.values()].filter((ref) => typeof ref === 'string')
+    const refs = [...registrar.routes.flatMap((r) => r.middleware), ...pre, ...post, ...targets]
     kernel.#modules = await moduleFactories(refs, { ...options.middleware })
     kernel.#resolvePipelines(registrar, pre, post)
     for (const [i, provider] of providers.entries())
@@ -392,11 +394,17 @@ function inScope(layer: Middleware): Middleware {
   return scoped
 }
 
+/**
+ * The layer of `ref`: a function as it is; an alias registered with r.alias (a function, or
+ * another alias string: `r.alias('limit', 'throttle:5,60')`, whose parameters a use with its own,
+ * `limit:10,60`, replaces); else a built-in or module factory given the parameters.
+ */
 function resolveMiddleware(
   ref: MiddlewareRef,
   factories: Record<string, MiddlewareFactory>,
   aliases: Map<string, MiddlewareRef>,
   kernel: Kernel,
+  through: readonly string[] = [],
 ): Middleware {
   if (typeof ref === 'function') return ref as unknown as Middleware
   const colon = ref.indexOf(':')
@@ -404,6 +412,17 @@ function resolveMiddleware(
   const params = colon === -1 ? [] : ref.slice(colon + 1).split(',')
   const custom = aliases.get(name)
   if (typeof custom === 'function') return custom as unknown as Middleware
+  if (typeof custom === 'string') {
+    if (through.includes(name)) {
+      throw new FwError(
+        'FW_MIDDLEWARE_INVALID',
+        `Middleware aliases name each other in a loop: ${[...through, name].join(' → ')}`,
+        { hint: 'Make one of them a function or a built-in alias such as throttle:5,60.' },
+      )
+    }
+    const target = colon === -1 ? custom : `${custom.split(':')[0]}:${params.join(',')}`
+    return resolveMiddleware(target, factories, aliases, kernel, [...through, name])
+  }
   const factory = Object.hasOwn(factories, name) ? factories[name] : undefined
   if (!factory) {
     throw new FwError('FW_MIDDLEWARE_INVALID', `Middleware alias "${name}" has no implementation`, {

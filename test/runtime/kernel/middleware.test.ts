@@ -21,6 +21,8 @@ import {
   textOf,
 } from './support.js'
 import { Kernel } from '../../../src/runtime/kernel.js'
+import { createThrottle } from '../../../src/throttle/middleware.js'
+import { MemoryStore } from '../../../src/throttle/memory-store.js'
 import { silentLogger } from '../../../src/runtime/logger.js'
 
 afterAll(cleanupTempDirs)
@@ -265,7 +267,58 @@ describe('middleware aliases', () => {
       }),
     ).rejects.toMatchObject({
       code: 'FW_MIDDLEWARE_INVALID',
-      message: expect.stringContaining('"tenant"'),
+      message: expect.stringContaining('"tenant-impl"'),
+    })
+  })
+
+  it('resolves an alias registered with another alias string, parameters of a use replacing its own', async () => {
+    // An in-process store of its own: with REDIS_URL set, counts would carry over between runs.
+    const throttle = createThrottle({ store: new MemoryStore() })
+    const kernel = await bootKernel(
+      (r) => {
+        r.alias('limit', 'throttle:2,60')
+        r.get('/two', () => 'ok', { middleware: ['limit'] })
+        r.get('/one', () => 'ok', { middleware: ['limit:1,60'] })
+      },
+      { middleware: { throttle } },
+    )
+    const limits = async (path: string): Promise<(string | number | undefined)[]> => {
+      const response = await call(kernel, path)
+      return [response.status, response.header('x-ratelimit-limit')]
+    }
+    expect(await limits('/two')).toEqual([200, '2'])
+    expect(await limits('/two')).toEqual([200, '2'])
+    expect((await call(kernel, '/two')).status).toBe(429)
+    expect(await limits('/one')).toEqual([200, '1'])
+    expect((await call(kernel, '/one')).status).toBe(429)
+  })
+
+  it('loads the module an alias string names (auth here) when no factory is given', async () => {
+    const kernel = await bootKernel((r) => {
+      r.alias('guard', 'auth')
+      r.get('/me', () => 'ok', { middleware: ['guard'] })
+    })
+    expect((await call(kernel, '/me')).status).toBe(401)
+  })
+
+  it('fails the boot naming the loop when aliases name each other', async () => {
+    const register = (r: any): void => {
+      r.alias('a', 'b')
+      r.alias('b', 'a')
+      r.get('/', () => 'ok', { middleware: ['a'] })
+    }
+    const dir = await buildCacheFor(register)
+    await expect(
+      Kernel.boot({
+        routeCache: dir,
+        register,
+        log: silentLogger,
+        env: 'test',
+        signingKeys: ['k'],
+      }),
+    ).rejects.toMatchObject({
+      code: 'FW_MIDDLEWARE_INVALID',
+      message: 'Middleware aliases name each other in a loop: a → b → a',
     })
   })
 
