@@ -115,7 +115,8 @@ function checkHandler(record: RouteRecord): void {
   const h = record.handler as unknown
   const ok =
     typeof h === 'function' ||
-    (typeof h === 'string' && h.trim() !== '') ||
+    // 'Key' or 'Key@method': 'users@', '@index' or 'a@b@c' would fail, or call b, at run time.
+    (typeof h === 'string' && /^[^@\s]+(?:@[^@\s]+)?$/.test(h)) ||
     (Array.isArray(h) &&
       h.length === 2 &&
       typeof h[0] === 'function' &&

@@ -16,6 +16,8 @@ export class Container {
   readonly #factories = new Map<string, Factory>()
   readonly #instances = new Map<string, unknown>()
   readonly #tags = new Map<string, string[]>()
+  /** The singletons being built now, outermost first: one that needs itself is a cycle. */
+  readonly #building: string[] = []
 
   /** Binds a ready value. */
   set(key: string, value: unknown): this {
@@ -38,9 +40,19 @@ export class Container {
     if (this.#instances.has(key)) return this.#instances.get(key) as T
     const factory = this.#factories.get(key)
     if (!factory) throw new Error(`Nothing is bound to "${key}" in the container`)
-    const value = factory(this)
-    this.#instances.set(key, value)
-    return value as T
+    // Without this, singletons that need each other overflow the stack.
+    if (this.#building.includes(key))
+      throw new Error(
+        `Circular dependency in the container: ${[...this.#building, key].join(' -> ')}`,
+      )
+    this.#building.push(key)
+    try {
+      const value = factory(this)
+      this.#instances.set(key, value)
+      return value as T
+    } finally {
+      this.#building.pop()
+    }
   }
 
   /** Adds bound keys to a tag (e.g. middleware for preGlobalTags). */

@@ -11,6 +11,7 @@ import { renderError, settleWithin, toHttpError } from './error-boundary.js'
 import { resolveHandler, toResponse, type Invoke, type Invoker } from './handlers.js'
 import { FwError } from '../shared/errors.js'
 import { HTTP_METHODS } from '../shared/methods.js'
+import { BUILTIN_ALIASES, checkAlias } from '../shared/middleware-aliases.js'
 import { badRequest, methodNotAllowed, notFound } from './http-error.js'
 import { loadRouter, type CompiledRouter } from './load-router.js'
 import { createLogger, guardLogger } from './logger.js'
@@ -242,7 +243,9 @@ export class Kernel implements KernelServices {
     const scoped = this.#options.requestScopeEnabled === true
     // With the request scope on, every layer runs in a scope of the request it received (only
     // then: the wrapper costs a call and a scope switch per layer).
+    const own = this.#options.middleware ?? {}
     return (ref) => {
+      checkBuiltinParams(ref, (name) => Object.hasOwn(own, name) || registrar.aliases.has(name))
       const layer = resolveMiddleware(ref, factories, registrar.aliases, this)
       return scoped ? inScope(layer) : layer
     }
@@ -393,6 +396,24 @@ function inScope(layer: Middleware): Middleware {
   Object.defineProperty(scoped, 'name', { value: layer.name })
   return scoped
 }
+
+/**
+ * Checks the parameters of a built-in alias (`verifySignedUrl:x`, `throttle:0,60`) as the
+ * compiler does for the routes file's: those in the global lists or tagged in the container reach
+ * the kernel unchecked. An alias the app implements itself (`replaced`) has rules of its own.
+ */
+function checkBuiltinParams(ref: MiddlewareRef, replaced: (name: string) => boolean): void {
+  if (typeof ref !== 'string') return
+  const name = ref.split(':')[0]!
+  if (!Object.hasOwn(BUILTIN_ALIASES, name) || replaced(name)) return
+  const problem = checkAlias(ref, NO_ALIASES)
+  if (problem !== null)
+    throw new FwError('FW_MIDDLEWARE_INVALID', `Middleware ${problem}`, {
+      hint: 'Fix the alias in the kernel options or the container, e.g. throttle:5,60.',
+    })
+}
+
+const NO_ALIASES: ReadonlySet<string> = new Set()
 
 /**
  * The layer of `ref`: a function as it is; an alias registered with r.alias (a function, or

@@ -436,6 +436,11 @@ describe('handlers', () => {
     ['a pair with a non-function class', [{}, 'show']],
     ['a one-element array', [UserController]],
     ['a number', 42],
+    // Regressions: these passed the build, then failed (or called 'b') on the first request.
+    ["'Class@' without a method", 'UserController@'],
+    ["'@method' without a key", '@show'],
+    ['two @', 'a@b@c'],
+    ['white space in it', 'User Controller@show'],
   ])('rejects %s with FW_HANDLER_INVALID', (_label, bad) => {
     const error = rejection((r) => r.get('/a', bad as never), 'FW_HANDLER_INVALID')
     expect(error.message).toMatch(/^GET \/a: the handler must be a function/)
@@ -446,6 +451,7 @@ describe('handlers', () => {
     ['a function', handler],
     ['a [Class, method] pair', [UserController, 'show']],
     ["a 'Class@method' string", 'UserController@show'],
+    ["a 'Key' string (its __invoke)", 'UserController'],
   ])('accepts %s', (_label, good) => {
     expect(() => analyze((r) => r.get('/a', good as never))).not.toThrow()
   })

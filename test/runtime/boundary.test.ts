@@ -38,8 +38,10 @@ const ALLOWED_PACKAGES = [
 // errors and file(), a logger that throws, and provider failures named at boot. The third audit
 // (session 13) raised it 77 → 79 KB (77.9 KB then, from 76.9): Transfer-Encoding framing refusals,
 // streamed bodies held to their Content-Length, Accept ranges rated by specificity, framing
-// headers kept from string and byte bodies, and signed-URL expiry bounds.
-const BUDGET_BYTES = 79_000
+// headers kept from string and byte bodies, and signed-URL expiry bounds; then 79 → 82 KB
+// (80.3 KB): the compiler's alias parameter rules checked at boot for the global lists, alias
+// strings resolved through r.alias, a renderer deadline, container cycles named.
+const BUDGET_BYTES = 82_000
 
 describe('runtime import boundary', () => {
   it.each(ENTRIES)('%s reaches no compiler, CLI or serve code', (entry) => {

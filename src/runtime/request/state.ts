@@ -43,15 +43,18 @@ export interface RequestState {
   readonly options: ResolvedOptions
 }
 
-const NEVER_OVERRIDDEN = new Set(['GET', 'HEAD', 'CONNECT', 'TRACE'])
+// What a POST may become: a method a route can have, but never a safe one (GET, HEAD).
+const OVERRIDES = new Set(['PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
-/** The method after X-Http-Method-Override: only on POST, letters only, never to a safe method. */
+/**
+ * The method after X-Http-Method-Override: only on POST, and only to PUT, PATCH, DELETE or
+ * OPTIONS (any case). Another value (an unknown method, a safe one) or the header sent twice,
+ * which one to trust being unclear, leaves the POST a POST.
+ */
 export function effectiveMethod(state: RequestState): string {
   if (state.method !== 'POST') return state.method
-  const value = firstOf(state.headers, 'x-http-method-override')?.trim()
-  if (value === undefined || !/^[A-Za-z]+$/.test(value)) return state.method
-  const method = value.toUpperCase()
-  return NEVER_OVERRIDDEN.has(method) ? state.method : method
+  const method = lineOf(state.headers, 'x-http-method-override').trim().toUpperCase()
+  return OVERRIDES.has(method) ? method : state.method
 }
 
 // Constructor attributes are only ever read (later ones live on FwRequest's chain): share one.

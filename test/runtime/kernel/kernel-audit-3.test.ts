@@ -6,6 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { Container } from '../../../src/runtime/container.js'
 import type { FwRequest } from '../../../src/runtime/request/request.js'
+import type { FwResponse } from '../../../src/runtime/response.js'
 import type { MiddlewareRef } from '../../../src/shared/route-record.js'
 import { bootKernel, call, captureLogger, cleanupTempDirs, jsonOf } from './support.js'
 
@@ -41,6 +42,27 @@ describe('built-in alias parameters in the global lists', () => {
     },
   )
 
+  it.each([
+    ['verifySignedUrl:x', /verifySignedUrl:x: takes no parameters/],
+    ['throttle:0,60', /throttle:0,60: expects one or two positive integers/],
+    ['auth:maybe', /auth:maybe: takes no parameters/],
+  ])('refuses %s at boot, as the compiler does in a routes file', async (alias, message) => {
+    await expect(bootKernel(plainRoutes, { preGlobal: [alias] })).rejects.toMatchObject({
+      code: 'FW_MIDDLEWARE_INVALID',
+      message: expect.stringMatching(message),
+    })
+  })
+
+  it('leaves the parameters of an alias the app implements itself to it', async () => {
+    const seen: string[][] = []
+    const throttle = (params: string[]) => {
+      seen.push(params)
+      return (request: FwRequest, next: (r: FwRequest) => Promise<FwResponse>) => next(request)
+    }
+    await bootKernel(plainRoutes, { preGlobal: ['throttle:burst'], middleware: { throttle } })
+    expect(seen).toEqual([['burst']])
+  })
+
   it('still takes well-formed locales there', async () => {
     const kernel = await bootKernel(plainRoutes, { preGlobal: ['negotiate:en,fr-CH'] })
     const response = await call(kernel, { uri: '/', headers: { 'accept-language': 'fr-ch' } })
@@ -74,5 +96,17 @@ describe('string handlers', () => {
     expect((await call(kernel, '/users')).status).toBe(500)
     const logged = log.lines.find((line) => line.level === 'error')?.obj as { err?: Error }
     expect(logged.err?.message).toBe('Handler "users@index": "users" has no method "index"')
+  })
+})
+
+describe('the container', () => {
+  it('names the cycle when singletons need each other, instead of overflowing the stack', () => {
+    const container = new Container()
+      .singleton('a', (c) => ({ b: c.get('b') }))
+      .singleton('b', (c) => ({ a: c.get('a') }))
+    expect(() => container.get('a')).toThrow('Circular dependency in the container: a -> b -> a')
+    // Nothing was half-built: after the failure, an unrelated binding still resolves.
+    container.set('c', 1)
+    expect(container.get('c')).toBe(1)
   })
 })
