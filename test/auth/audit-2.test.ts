@@ -7,54 +7,12 @@
 import * as argon2 from '@node-rs/argon2'
 import BetterSqlite3 from 'better-sqlite3'
 import { createHmac, randomBytes } from 'node:crypto'
-import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAuth, createUser, type Auth } from '../../src/auth/auth.js'
 import { TokenService } from '../../src/auth/jwt.js'
 import { cleanupTempDirs, tempDir } from '../support/compile.js'
-import { b64, SECRET, serveAuthApp, type AuthApp } from './support.js'
-
-interface Reply {
-  status: number
-  headers: Record<string, string | string[] | undefined>
-  text: string
-  body: Record<string, unknown>
-}
-
-type App = AuthApp
-
-/** Sends a request with the body and Content-Type as given (none when absent). */
-function send(
-  app: App,
-  method: string,
-  path: string,
-  options: { json?: unknown; body?: string; type?: string; token?: string } = {},
-): Promise<Reply> {
-  const body = options.json !== undefined ? JSON.stringify(options.json) : options.body
-  const headers: Record<string, string> = {}
-  const type = options.type ?? (options.json !== undefined ? 'application/json' : undefined)
-  if (type !== undefined) headers['content-type'] = type
-  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${app.base}${path}`, { method, headers }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (text += chunk))
-      res.on('end', () => {
-        let parsed: Record<string, unknown> = {}
-        try {
-          parsed = JSON.parse(text) as Record<string, unknown>
-        } catch {
-          // not JSON: the assertions on `body` fail and show `text`
-        }
-        resolve({ status: res.statusCode!, headers: res.headers, text, body: parsed })
-      })
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
-}
+import { b64, SECRET, send, serveAuthApp, type AuthApp } from './support.js'
 
 /** An HS256 token signed with SECRET from the given claims. */
 function sign(claims: Record<string, unknown>): string {
@@ -69,7 +27,7 @@ const claimsOf = (token: unknown): Record<string, unknown> =>
   >
 
 let auth: Auth
-let app: App
+let app: AuthApp
 let dbPath: string
 let ada: number
 
@@ -256,7 +214,7 @@ describe('POST /oauth/token errors are RFC 6749 errors', () => {
 
 describe('an unreachable user store', () => {
   let down: Auth
-  let downApp: App
+  let downApp: AuthApp
 
   beforeAll(async () => {
     // A real PostgreSQL URL on a port nothing listens on, with a password that must not leak.

@@ -5,7 +5,6 @@
  * rotated on PostgreSQL while its family was being revoked.
  */
 import { randomBytes } from 'node:crypto'
-import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -17,49 +16,12 @@ import {
   POSTGRES_URL,
   reachable,
   SECRET,
+  send,
   serveAuthApp,
   uniquePrefix,
   type AuthApp,
+  type Reply,
 } from './support.js'
-
-interface Reply {
-  status: number
-  headers: Record<string, string | string[] | undefined>
-  text: string
-  body: Record<string, unknown>
-}
-
-/** Sends a request with the body and Content-Type as given (none when absent). */
-function send(
-  app: AuthApp,
-  method: string,
-  path: string,
-  options: { json?: unknown; body?: string; type?: string; token?: string } = {},
-): Promise<Reply> {
-  const body = options.json !== undefined ? JSON.stringify(options.json) : options.body
-  const headers: Record<string, string> = {}
-  const type = options.type ?? (options.json !== undefined ? 'application/json' : undefined)
-  if (type !== undefined) headers['content-type'] = type
-  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${app.base}${path}`, { method, headers }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (text += chunk))
-      res.on('end', () => {
-        let parsed: Record<string, unknown> = {}
-        try {
-          parsed = JSON.parse(text) as Record<string, unknown>
-        } catch {
-          // not JSON: the assertions on `body` fail and show `text`
-        }
-        resolve({ status: res.statusCode!, headers: res.headers, text, body: parsed })
-      })
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
-}
 
 interface Session {
   access_token: string

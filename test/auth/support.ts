@@ -1,6 +1,6 @@
 /** Helpers of the auth tests: running middleware like the kernel does, and the real services. */
 import { randomBytes } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
+import { createServer, request as httpRequest, type Server } from 'node:http'
 import { createConnection, type AddressInfo } from 'node:net'
 import type { Auth } from '../../src/auth/auth.js'
 import { authRoutes } from '../../src/auth/routes.js'
@@ -152,4 +152,44 @@ export async function serveAuthApp(auth: Auth): Promise<AuthApp> {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   }
+}
+
+/** An answer as the auth tests read it: the body as text and parsed (`{}` when not JSON). */
+export interface Reply {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  text: string
+  body: Record<string, unknown>
+}
+
+/** Sends a request to `app` with the body and Content-Type as given (none when absent). */
+export function send(
+  app: AuthApp,
+  method: string,
+  path: string,
+  options: { json?: unknown; body?: string; type?: string; token?: string } = {},
+): Promise<Reply> {
+  const body = options.json !== undefined ? JSON.stringify(options.json) : options.body
+  const headers: Record<string, string> = {}
+  const type = options.type ?? (options.json !== undefined ? 'application/json' : undefined)
+  if (type !== undefined) headers['content-type'] = type
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${app.base}${path}`, { method, headers }, (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => (text += chunk))
+      res.on('end', () => {
+        let parsed: Record<string, unknown> = {}
+        try {
+          parsed = JSON.parse(text) as Record<string, unknown>
+        } catch {
+          // not JSON: the assertions on `body` fail and show `text`
+        }
+        resolve({ status: res.statusCode!, headers: res.headers, text, body: parsed })
+      })
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
 }

@@ -19,7 +19,7 @@ import { parseHost, parsePath, type ParamSegment, type Segment } from '../../src
 import type { RouteRecord } from '../../src/shared/route-record.js'
 import { cleanupTempDirs, compileRoutes, noop, type CompiledModule } from '../support/compile.js'
 import { ReferenceMatcher, type ReferenceResult } from '../support/reference-matcher.js'
-import { mulberry32 } from '../support/seeded-random.js'
+import { Gen, mulberry32 } from '../support/seeded-random.js'
 
 const SETS = Number(process.env.FW_FUZZ_SEEDS ?? '40')
 const ONLY = process.env.FW_FUZZ_SEED ? Number(process.env.FW_FUZZ_SEED) : null
@@ -82,28 +82,12 @@ const REQUEST_HOSTS = [
 ]
 
 type Form = keyof typeof VALID
+
 interface Spec {
   method: string
   path: string
   host: string | null
   name: string | null
-}
-
-class Gen {
-  constructor(readonly rand: () => number) {}
-  pick<T>(list: readonly T[]): T {
-    return list[Math.floor(this.rand() * list.length)]!
-  }
-  chance(p: number): boolean {
-    return this.rand() < p
-  }
-  int(max: number): number {
-    return Math.floor(this.rand() * max)
-  }
-  text(chars: string, min: number, max: number): string {
-    const length = min + this.int(max - min + 1)
-    return Array.from({ length }, () => this.pick([...chars])).join('')
-  }
 }
 
 const LOWER = 'abcdefghijklmnopqrstuvwxyz'

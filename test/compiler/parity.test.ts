@@ -10,7 +10,7 @@ import { FwError } from '../../src/shared/errors.js'
 import type { RouteRecord } from '../../src/shared/route-record.js'
 import { cleanupTempDirs, compileRoutes, noop } from '../support/compile.js'
 import { ReferenceMatcher } from '../support/reference-matcher.js'
-import { mulberry32 } from '../support/seeded-random.js'
+import { Gen, mulberry32 } from '../support/seeded-random.js'
 
 const SCALE = Number(process.env.FW_PARITY_SCALE ?? '1')
 const TABLES = 120 * SCALE
@@ -31,19 +31,6 @@ const WORDS = [
   'abc',
   '%41b',
 ]
-
-class Gen {
-  constructor(readonly rand: () => number) {}
-  pick<T>(list: readonly T[]): T {
-    return list[Math.floor(this.rand() * list.length)]!
-  }
-  chance(p: number): boolean {
-    return this.rand() < p
-  }
-  int(max: number): number {
-    return Math.floor(this.rand() * max)
-  }
-}
 
 const PARAM_FORMS = [
   '{p}',

@@ -256,16 +256,7 @@ describe('middleware aliases', () => {
       r.alias('tenant', 'tenant-impl')
       r.get('/me', () => 'ok', { middleware: ['tenant'] })
     }
-    const dir = await buildCacheFor(register)
-    await expect(
-      Kernel.boot({
-        routeCache: dir,
-        register,
-        log: silentLogger,
-        env: 'test',
-        signingKeys: ['k'],
-      }),
-    ).rejects.toMatchObject({
+    await expect(bootKernel(register, { env: 'test' })).rejects.toMatchObject({
       code: 'FW_MIDDLEWARE_INVALID',
       message: expect.stringContaining('"tenant-impl"'),
     })
@@ -307,16 +298,7 @@ describe('middleware aliases', () => {
       r.alias('b', 'a')
       r.get('/', () => 'ok', { middleware: ['a'] })
     }
-    const dir = await buildCacheFor(register)
-    await expect(
-      Kernel.boot({
-        routeCache: dir,
-        register,
-        log: silentLogger,
-        env: 'test',
-        signingKeys: ['k'],
-      }),
-    ).rejects.toMatchObject({
+    await expect(bootKernel(register, { env: 'test' })).rejects.toMatchObject({
       code: 'FW_MIDDLEWARE_INVALID',
       message: 'Middleware aliases name each other in a loop: a → b → a',
     })
