@@ -14,7 +14,10 @@ import { FwResponse } from './response.js'
 export interface FileOptions {
   /** Content-Type; by default from the file's extension, else `application/octet-stream`. */
   contentType?: string
-  /** Send as an attachment (Content-Disposition): `true` under the file's own name, or a name. */
+  /**
+   * Send as an attachment (Content-Disposition): `true` under the file's own name, or a name (its
+   * last path segment: a name is never a path); `false` or `''`, inline.
+   */
   download?: boolean | string
   /** More headers (they win over the computed ones, but for Content-Length and Transfer-Encoding). */
   headers?: HeaderMap
@@ -94,11 +97,11 @@ async function fileHeaders(path: string, stat: Stats, options: FileOptions): Pro
     etag: `W/"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`,
     'x-content-type-options': 'nosniff',
   }
-  if (options.download !== undefined && options.download !== false) {
+  if (options.download !== undefined && options.download !== false && options.download !== '') {
     const { create: attachment } = await (disposition ??= import('content-disposition'))
-    headers['content-disposition'] = attachment(
-      options.download === true ? basename(path) : options.download,
-    )
+    // A name is a name, never a path (`../../etc/passwd` suggests `passwd`), as with true.
+    const name = basename(options.download === true ? path : options.download.replaceAll('\\', '/'))
+    headers['content-disposition'] = attachment(name)
   }
   return headers
 }

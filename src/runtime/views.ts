@@ -40,8 +40,7 @@ export class TemplateViews implements ViewEngine {
     return this.#template(name).replace(
       PLACEHOLDER,
       (_, raw: string | undefined, escaped: string | undefined) => {
-        const value = lookup(data, raw ?? escaped!)
-        const text = value === undefined || value === null ? '' : String(value)
+        const text = textOf(lookup(data, raw ?? escaped!))
         return raw === undefined ? escapeHtml(text) : text
       },
     )
@@ -55,6 +54,20 @@ export class TemplateViews implements ViewEngine {
       this.#templates.set(name, text)
     }
     return text
+  }
+}
+
+/**
+ * What a value renders as: nothing for null, undefined or a function (its source code is no
+ * content, and may hold what the page should not show), else its text; an object whose
+ * conversion throws (no prototype) renders nothing rather than failing the page.
+ */
+function textOf(value: unknown): string {
+  if (value === undefined || value === null || typeof value === 'function') return ''
+  try {
+    return String(value)
+  } catch {
+    return ''
   }
 }
 

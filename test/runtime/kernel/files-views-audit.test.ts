@@ -26,7 +26,10 @@ beforeAll(async () => {
   writeFileSync(path, BODY)
   utimesSync(path, MODIFIED, MODIFIED)
   const views = new TemplateViews({
-    templates: { page: `<p title="{{ v }}" data-v='{{ v }}'>{{ v }}</p>{{ constructor }}{{ n }}` },
+    templates: {
+      page: `<p title="{{ v }}" data-v='{{ v }}'>{{ v }}</p>{{ constructor }}{{ n }}`,
+      odd: `[{{ fn }}][{{{ fn }}}][{{ bare }}][{{ ok }}]`,
+    },
   })
   server = await serve(
     await bootKernel(
@@ -39,6 +42,16 @@ beforeAll(async () => {
           }),
         )
         r.get('/page', (req: FwRequest) => view('page', { v: req.query('v'), n: 0 }))
+        r.get('/download', (req: FwRequest) => file(path, { download: req.query('as') as string }))
+        r.get('/odd', () =>
+          view('odd', {
+            fn: function secret() {
+              return 'API_KEY=abc'
+            },
+            bare: Object.create(null) as object,
+            ok: 'fine',
+          }),
+        )
       },
       { views },
     ),
@@ -127,6 +140,22 @@ describe('file() conditional dates', () => {
   })
 })
 
+describe('file() downloads', () => {
+  it.each([
+    ['../../etc/passwd', 'attachment; filename=passwd'],
+    ['..\\..\\boot.ini', 'attachment; filename=boot.ini'],
+    ['report.pdf', 'attachment; filename=report.pdf'],
+    ['', undefined],
+  ])(
+    'suggest %j as %s (a name, never a path; an empty one is no attachment)',
+    async (as, header) => {
+      const reply = await server.send('GET', `/download?as=${encodeURIComponent(as)}`)
+      expect(reply.status).toBe(200)
+      expect(reply.headers['content-disposition']).toBe(header)
+    },
+  )
+})
+
 describe('views', () => {
   it('escapes every HTML-special character in text and in quoted attributes, once', async () => {
     const value = `&<>"' {{ v }} {{{ v }}} $&`
@@ -135,5 +164,12 @@ describe('views', () => {
     expect(reply.status).toBe(200)
     expect(reply.headers['content-type']).toBe('text/html; charset=utf-8')
     expect(reply.text).toBe(`<p title="${escaped}" data-v='${escaped}'>${escaped}</p>0`)
+  })
+
+  // Regressions: a function rendered its source code; an object without a prototype failed the page.
+  it('renders nothing for a function or a value that has no text, and the page still renders', async () => {
+    const reply = await server.send('GET', '/odd')
+    expect(reply.status).toBe(200)
+    expect(reply.text).toBe('[][][][fine]')
   })
 })
