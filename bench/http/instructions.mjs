@@ -15,7 +15,8 @@
 //                                    [--scenarios hello,params,routes,echo] [--warm 20000]
 //                                    [--count 5000] [--quick] [--profile]
 //
-// Needs valgrind (callgrind_control included). Writes its section of bench/RESULTS.md.
+// Needs valgrind (callgrind_control included). Writes its section of bench/RESULTS.md
+// (--quick: of bench/.tmp/RESULTS-quick.md).
 // --profile: node runs with --perf-basic-prof and, instead of the section, each run's functions
 // with the most instructions (self) are printed, JIT code named from V8's perf map.
 
@@ -23,7 +24,7 @@ import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { writeSection } from '../lib/sections.mjs'
 import { PRODUCTION_ENV } from './child.mjs'
@@ -39,6 +40,7 @@ const TMP = join(
   process.argv.includes('--profile') ? 'instructions-profile' : 'instructions',
 )
 const RESULTS = join(HERE, '..', 'RESULTS.md')
+const QUICK_RESULTS = join(HERE, '..', '.tmp', 'RESULTS-quick.md')
 const SERVER = join(HERE, 'instructions-server.mjs')
 
 function options() {
@@ -312,8 +314,11 @@ async function main() {
     }
   }
   if (opts.profile) return
-  await writeSection(RESULTS, 'instructions', markdown(results, opts))
-  console.log(`Wrote the instruction counts to ${RESULTS}`)
+  // A --quick smoke run does not replace the measured numbers (as `bench/run.mjs --quick`).
+  const file = opts.quick ? QUICK_RESULTS : RESULTS
+  mkdirSync(dirname(file), { recursive: true })
+  await writeSection(file, 'instructions', markdown(results, opts))
+  console.log(`Wrote the instruction counts to ${file}`)
   if (existsSync(TMP)) rmSync(TMP, { recursive: true, force: true })
 }
 
