@@ -5,7 +5,7 @@
  * JSON `{ error, code, request_id? }` by default, RFC 9457 problem+json, or text/plain.
  */
 import { STATUS_CODES } from 'node:http'
-import { HttpError, type HeaderMap } from './http-error.js'
+import { HttpError } from './http-error.js'
 import { FwResponse } from './response.js'
 import type { Logger } from './types.js'
 
@@ -86,18 +86,6 @@ function isErrorStatus(status: unknown): boolean {
   return Number.isInteger(status) && (status as number) >= 400 && (status as number) <= 599
 }
 
-// Headers that frame the message: the boundary's body decides them, never the error's headers
-// (a Content-Length copied from another response would cut the body or desync the connection).
-const FRAMING = new Set(['content-length', 'transfer-encoding'])
-
-/** The error's own headers, without the ones that frame the message. */
-function ownHeaders(error: HttpError): HeaderMap {
-  const headers: HeaderMap = {}
-  for (const name of Object.keys(error.headers))
-    if (!FRAMING.has(name.toLowerCase())) headers[name] = error.headers[name]!
-  return headers
-}
-
 /**
  * The default renderer. The error's own headers are sent, but never over Cache-Control and
  * X-Content-Type-Options (an error is never cached, nor sniffed) nor Content-Length and
@@ -110,8 +98,10 @@ export function renderError(error: HttpError, context: ErrorContext): FwResponse
   const challenge =
     error.status === 401 &&
     !Object.keys(error.headers).some((name) => name.toLowerCase() === 'www-authenticate')
-  // Names are lowercased in order by the response: ERROR_HEADERS, last, win over any casing.
-  const headers = { ...(challenge ? CHALLENGE : {}), ...ownHeaders(error), ...ERROR_HEADERS }
+  // Names are lowercased in order by the response: ERROR_HEADERS, last, win over any casing. A
+  // Content-Length or Transfer-Encoding among the error's headers is dropped by the response,
+  // which frames a string body by its own length.
+  const headers = { ...(challenge ? CHALLENGE : {}), ...error.headers, ...ERROR_HEADERS }
   const message = error.publicMessage
   const format = pickFormat(context.accept)
   if (format === 'text') {
