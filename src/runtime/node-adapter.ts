@@ -6,7 +6,7 @@
  * although fw cannot serve it is answered here too, as JSON errors, in request order.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
-import { pipeline, Transform, type Duplex, type Readable } from 'node:stream'
+import { pipeline, Transform, type Readable } from 'node:stream'
 import type { Kernel } from './kernel.js'
 import { FwRequest } from './request/request.js'
 import { SAFE_ID } from './middleware/request-id.js'

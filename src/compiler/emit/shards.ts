@@ -12,7 +12,7 @@ import {
   type MethodTable,
   type TrieNode,
 } from '../trie.js'
-import { BANNER, CodeWriter, emitStaticSwitch, lit, propKey, safeComment } from './code.js'
+import { BANNER, CodeWriter, emitStaticSwitch, propKey, safeComment } from './code.js'
 import { emitChildren, RegexPool, usesPercentSearch, type WalkContext } from './walk.js'
 
 export interface ShardPart {

@@ -1,6 +1,6 @@
 /** The built-in middleware: always-on pre-global ones, and the aliases the kernel implements. */
 import type { Kernel } from '../kernel.js'
-import type { Middleware, MiddlewareFactory } from '../types.js'
+import type { MiddlewareFactory } from '../types.js'
 import { clientIp } from './client-ip.js'
 import { requestContext } from './context.js'
 import { httpsRedirect } from './https-redirect.js'

@@ -11,19 +11,9 @@ import {
 } from '../../../src/runtime/request/request.js'
 import { json, type FwResponse } from '../../../src/runtime/response.js'
 import type { Middleware, MiddlewareFactory } from '../../../src/runtime/types.js'
-import {
-  bootKernel,
-  buildCacheFor,
-  call,
-  cleanupTempDirs,
-  jsonOf,
-  serve,
-  textOf,
-} from './support.js'
-import { Kernel } from '../../../src/runtime/kernel.js'
+import { bootKernel, call, cleanupTempDirs, jsonOf, serve, textOf } from './support.js'
 import { createThrottle } from '../../../src/throttle/middleware.js'
 import { MemoryStore } from '../../../src/throttle/memory-store.js'
-import { silentLogger } from '../../../src/runtime/logger.js'
 
 afterAll(cleanupTempDirs)
 
