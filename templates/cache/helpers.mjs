@@ -48,8 +48,10 @@ const HEX = '0123456789ABCDEF'
  * The path in RFC 3986 normal form (section 6.2.2): escapes of unreserved characters decoded
  * (`%41` → `A`, `%34%32` → `42`), other escapes with uppercase hex (`%c3%a9` → `%C3%A9`).
  * Route literals are stored in this form, so equivalent URLs match the same route. Escapes of
- * reserved characters (`%2F`) and malformed ones stay as they are; nothing is decoded twice.
- * match() calls it only for a path it could not settle as sent.
+ * reserved characters (`%2F`) and malformed ones stay as they are; nothing is decoded twice, and
+ * no escape is invented: a hex digit right after a dangling '%' stays encoded (decoding `%33`
+ * after a malformed `%C` would give `%C3`, which the client never sent), so a malformed path
+ * stays malformed. match() calls it only for a path it could not settle as sent.
  */
 export function normalizePath(path) {
   let out = ''
@@ -59,13 +61,27 @@ export function normalizePath(path) {
     const low = high === -1 ? -1 : hexValue(path.charCodeAt(i + 2))
     if (low === -1) continue
     const code = high * 16 + low
-    const normal = unreserved(code) ? String.fromCharCode(code) : `%${HEX[high]}${HEX[low]}`
+    const decode = unreserved(code) && !(hexValue(code) !== -1 && dangling(path, i, copied, out))
+    const normal = decode ? String.fromCharCode(code) : `%${HEX[high]}${HEX[low]}`
     if (path.startsWith(normal, i)) continue
     out += path.slice(copied, i) + normal
     copied = i + 3
     i += 2
   }
   return copied === 0 ? path : out + path.slice(copied)
+}
+
+// Whether the output normalizePath() has built up to path[i] (`out`, then path[copied, i)) ends
+// in a '%' that one or two more hex digits would make an escape.
+function dangling(path, i, copied, out) {
+  const last = charBefore(path, i, copied, out, 1)
+  return last === 37 || (charBefore(path, i, copied, out, 2) === 37 && hexValue(last) !== -1)
+}
+
+// The char code `back` characters before the end of that output (NaN before its start).
+function charBefore(path, i, copied, out, back) {
+  const at = i - back
+  return at >= copied ? path.charCodeAt(at) : out.charCodeAt(out.length - (copied - at))
 }
 
 /** The integer value of path[a, b) when it is 1–15 ASCII digits, else -1. */

@@ -9,6 +9,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { analyzeRoutes } from '../../src/compiler/analyze.js'
 import { buildMethodTables } from '../../src/compiler/trie.js'
@@ -631,6 +632,16 @@ describe('a malformed escape next to escaped hex digits', () => {
     expect(m.match('GET', '/caf%C%33%A%39')).toEqual({ status: 404 })
     expect(m.match('GET', '/api/c%61f%C%33%A%39')).toEqual({ status: 400 })
     expect(m.match('GET', '/api/a%2%46b')).toEqual({ status: 400 })
+  })
+
+  it('is never completed by normalizePath() itself, which dec() and urlFor() use too', async () => {
+    const helpers = pathToFileURL(join(import.meta.dirname, '../../templates/cache/helpers.mjs'))
+    const { normalizePath } = (await import(helpers.href)) as {
+      normalizePath: (path: string) => string
+    }
+    expect(normalizePath('/%C%33%A%39')).toBe('/%C%33%A%39')
+    expect(normalizePath('/%%41%41')).toBe('/%%41A')
+    expect(normalizePath('/x%4/%41%c3')).toBe('/x%4/A%C3')
   })
 
   it('leaves well-formed equivalent spellings matching as before', () => {

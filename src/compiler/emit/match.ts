@@ -112,7 +112,7 @@ export function emitMatch(
   out.line('/** A walk threw: match the normal form, or 400 for a malformed escape. */')
   out.block('function failed(error, method, path, host) {', () => {
     out.line(
-      'if (error?.fwDenormalized === true) return matchNormal(method, normalize(path), host)',
+      'if (error?.fwDenormalized === true) return matchNormal(method, normalizePath(path), host)',
     )
     out.line('if (error?.fwMalformed === true) return BAD_REQUEST')
     out.line('throw error')
@@ -123,18 +123,17 @@ export function emitMatch(
   )
   out.block('function unmatched(method, path, host) {', () => {
     out.block("if (path.indexOf('%') !== -1) {", () => {
-      out.line('const normal = normalize(path)')
+      out.line('const normal = normalizePath(path)')
       out.line('if (normal !== path) return matchNormal(method, normal, host)')
     })
     out.line('return miss(path, host)')
   })
   out.line()
-  emitNormalize(out)
-  out.line('/** match() of a path in normal form (as normalize() gives it). */')
+  out.line('/** match() of a path in normal form (as normalizePath() gives it). */')
   out.block('function matchNormal(method, path, host) {', () => {
     out.block('try {', dispatch, '} catch (error) {')
-    // normalize() kept an escape that would complete a malformed one (`%4%32`): a parameter
-    // holding it is malformed, so 400 (dec() sees the escape normalizePath would still rewrite).
+    // A parameter holding a malformed escape (`%4%32` stays as sent) is a 400; so is one that
+    // normalizePath() would still rewrite once cut from its path (the escape's context differs).
     out.line(
       '  if (error?.fwMalformed === true || error?.fwDenormalized === true) return BAD_REQUEST',
     )
@@ -195,44 +194,4 @@ function emitCheckedUrlFor(out: CodeWriter): void {
       )
     })
   })
-}
-
-/**
- * Emits normalize(): normalizePath() without inventing escapes. Decoding `%33` after a malformed
- * `%C` would give `%C3`, an escape the client never sent (a second decoding: `%C%33%A%39` would
- * match `/café`, `%2%46` give a '/'); so the escape of a hex digit right after a dangling '%'
- * stays encoded, and the path stays malformed. Cold: only paths holding a '%' that miss as sent.
- */
-function emitNormalize(out: CodeWriter): void {
-  out.line('const ESCAPE_OR_TEXT = /%[0-9A-Fa-f]{2}|%|[^%]+/g')
-  out.line('const MALFORMED_ESCAPE = /%(?![0-9A-Fa-f]{2})/')
-  out.line()
-  out.line(
-    '/** normalizePath(), keeping an escape encoded where decoding it would complete another. */',
-  )
-  out.block('function normalize(path) {', () => {
-    out.line('if (!MALFORMED_ESCAPE.test(path)) return normalizePath(path)')
-    out.line("let kept = ''")
-    out.block('for (const token of path.match(ESCAPE_OR_TEXT)) {', () => {
-      out.line(
-        "const decoded = token.length === 3 && token[0] === '%' ? normalizePath(token) : token",
-      )
-      out.line('const completes = decoded.length === 1 && hexDigit(decoded) && dangling(kept)')
-      out.line('kept += completes ? token.toUpperCase() : decoded')
-    })
-    out.line('return kept')
-  })
-  out.line()
-  out.line(
-    "/** Whether `text` ends in a '%' that one or two more hex digits would make an escape. */",
-  )
-  out.block('function dangling(text) {', () => {
-    out.line('const n = text.length')
-    out.line("return text[n - 1] === '%' || (text[n - 2] === '%' && hexDigit(text[n - 1]))")
-  })
-  out.line()
-  out.block('function hexDigit(c) {', () => {
-    out.line("return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f')")
-  })
-  out.line()
 }
