@@ -73,9 +73,16 @@ export function pick(root: Params, paths: readonly string[]): Params {
  */
 export function omit(root: Params, paths: readonly string[]): Params {
   const result = asParamMap(copyDeep(root))
-  for (const path of paths) removePath(result, path.split('.'))
+  const lists = new Set<unknown[]>()
+  for (const path of paths) removePath(result, path.split('.'), lists)
+  // List items are only marked while paths are removed: each index names an item of the input,
+  // not of a list that an earlier removal had already shifted (`items.0`, `items.1`).
+  for (const list of lists) compact(list)
   return result
 }
+
+// Marks a removed list item until `compact` drops it.
+const REMOVED = Symbol('removed')
 
 function setPath(root: Params, segments: string[], value: unknown): void {
   if (segments.some((s) => FORBIDDEN_KEYS.has(s))) return
@@ -89,21 +96,28 @@ function setPath(root: Params, segments: string[], value: unknown): void {
 
 // `root` is a copy of our own, and so is every container in it (copyDeep copies each one
 // isRecord accepts), so this removes in place.
-function removePath(root: Params, segments: string[]): void {
+function removePath(root: Params, segments: string[], lists: Set<unknown[]>): void {
   let node: Params | unknown[] = root
   for (const [i, segment] of segments.entries()) {
     const { found, value } = ownValue(node, segment)
     if (!found) return
-    if (i === segments.length - 1) return removeKey(node, segment)
+    if (i === segments.length - 1) return removeKey(node, segment, lists)
     if (Array.isArray(value)) node = value
     else if (isRecord(value)) node = asParamMap(value)
     else return
   }
 }
 
-function removeKey(node: Params | unknown[], key: string): void {
-  if (Array.isArray(node)) node.splice(Number(key), 1)
-  else delete node[key]
+function removeKey(node: Params | unknown[], key: string, lists: Set<unknown[]>): void {
+  if (!Array.isArray(node)) return void delete node[key]
+  node[Number(key)] = REMOVED
+  lists.add(node)
+}
+
+function compact(list: unknown[]): void {
+  let kept = 0
+  for (const item of list) if (item !== REMOVED) list[kept++] = item
+  list.length = kept
 }
 
 /** `map` itself, as a parameter map: a copy of our own, so its prototype is changed in place. */

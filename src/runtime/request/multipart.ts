@@ -63,7 +63,9 @@ function createParser(contentType: string, limits: BodyLimits): busboy.Busboy {
         fileSize: limits.fileSize + 1,
         fieldSize: limits.body + 1,
         fieldNameSize: 1024,
-        files: limits.files,
+        // Files are counted by MultipartRun (#countFile): an empty file input is no file. The
+        // parts limit bounds what busboy sees.
+        files: limits.parts + 1,
         fields: limits.fields,
         // busboy signals this limit when the count is reached, hence + 1 as well.
         parts: limits.parts + 1,
@@ -87,6 +89,8 @@ class MultipartRun {
   #wireBytes = 0
   #fieldBytes = 0
   #fileBytes = 0
+  #fileCount = 0
+  #fileParts = 0
   #settled = false
   #resolve!: (result: MultipartResult) => void
   #reject!: (error: unknown) => void
@@ -128,7 +132,6 @@ class MultipartRun {
     this.#parser
       .on('file', (name, stream, info) => this.#onFile(name, stream, info))
       .on('field', (name, value, info) => this.#onField(name, value, info))
-      .on('filesLimit', tooMany(`files (limit ${this.#options.limits.files})`))
       .on('fieldsLimit', tooMany(`fields (limit ${this.#options.limits.fields})`))
       .on('partsLimit', tooMany(`parts (limit ${this.#options.limits.parts})`))
       .on('error', (error) => this.#fail(malformed(error)))
@@ -137,22 +140,44 @@ class MultipartRun {
 
   #onFile(name: string | undefined, stream: Readable, info: busboy.FileInfo): void {
     stream.on('error', (error) => this.#fail(malformed(error)))
-    // A file we drop counts against the file limits like one we keep: busboy reads it all the same.
     stream.once('limit', () => {
       const limit = this.#options.limits.fileSize
       this.#fail(payloadTooLarge(`Uploaded file exceeds the limit of ${limit} bytes`))
     })
-    if (this.#settled || !usableName(name)) {
+    // A browser sends an untouched <input type="file"> as filename="" (busboy: none) and no
+    // content: no file, so it counts against no file limit and never touches the disk. A part
+    // becomes a file by its filename, else by its first byte, which comes a tick later: `order`
+    // keeps the files in the order they were sent.
+    const file: FilePart = { name, info, order: this.#fileParts++ }
+    if (info.filename) this.#startFile(file, stream)
+    else stream.once('data', (first: Buffer) => this.#startFile(file, stream, first))
+  }
+
+  #startFile(file: FilePart, stream: Readable, first?: Buffer): void {
+    this.#countFile()
+    // A file we drop counts like one we keep: busboy reads it all the same.
+    if (this.#settled || !usableName(file.name)) {
+      if (first) this.#onFileData(first)
       return void stream.on('data', (chunk: Buffer) => this.#onFileData(chunk))
     }
-    const upload = new TempUpload(this.#options.uploadDir, name, info)
+    const upload = new TempUpload(this.#options.uploadDir, file.name, file)
     this.#uploads.push(upload)
     upload.file.on('error', (error) => this.#fail(storeError(error)))
-    stream.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       upload.size += chunk.length
       this.#onFileData(chunk)
-    })
+    }
+    if (first) {
+      upload.file.write(first)
+      onData(first)
+    }
+    stream.on('data', onData)
     stream.pipe(upload.file)
+  }
+
+  #countFile(): void {
+    const { files } = this.#options.limits
+    if (++this.#fileCount > files) this.#fail(payloadTooLarge(`Too many files (limit ${files})`))
   }
 
   #onFileData(chunk: Buffer): void {
@@ -191,25 +216,13 @@ class MultipartRun {
     if (this.#settled) return
     this.#settled = true
     this.#body.stream.off('data', this.#onBodyData)
-    const kept = await this.#dropEmptyInputs()
+    const kept = this.#uploads.sort((a, b) => a.part.order - b.part.order)
     const uploads = kept.map((upload) => upload.toUploadedFile())
     this.#resolve({
       fields: finalizeParams(this.#fields),
       files: groupFiles(kept, uploads),
       uploads,
     })
-  }
-
-  /**
-   * Removes the parts of empty file inputs and gives the others. A browser sends an empty
-   * `<input type="file">` as `filename=""` (busboy: no filename) with no content; known only once
-   * the part ended. A part without a filename but with content is kept: the client sent a file.
-   */
-  async #dropEmptyInputs(): Promise<TempUpload[]> {
-    const empty = this.#uploads.filter((upload) => upload.isEmptyInput())
-    if (empty.length === 0) return this.#uploads
-    await Promise.allSettled(empty.map((upload) => upload.remove()))
-    return this.#uploads.filter((upload) => !upload.isEmptyInput())
   }
 
   async #fail(error: unknown): Promise<void> {
@@ -227,21 +240,28 @@ class MultipartRun {
   }
 }
 
+/** A file part: its field name, what busboy says of it, its position among the file parts. */
+interface FilePart {
+  name: string | undefined
+  info: busboy.FileInfo
+  order: number
+}
+
 /** One file being written to disk. */
 class TempUpload {
   readonly path: string
   readonly field: string
-  readonly info: busboy.FileInfo
+  readonly part: FilePart
   readonly file: WriteStream
   readonly written: Promise<void>
   readonly #closed: Promise<void>
   size = 0
 
-  constructor(dir: string, field: string, info: busboy.FileInfo) {
+  constructor(dir: string, field: string, part: FilePart) {
     // The client's filename never reaches the file system: 128 random bits name the file.
     this.path = join(dir, `fw-upload-${randomBytes(16).toString('hex')}`)
     this.field = field
-    this.info = info
+    this.part = part
     this.file = createWriteStream(this.path, { flags: 'wx', mode: 0o600 })
     this.written = new Promise((resolve, reject) => {
       this.file.once('finish', resolve).once('error', reject)
@@ -257,18 +277,13 @@ class TempUpload {
     await rm(this.path, { force: true })
   }
 
-  /** No client filename and no content: what a browser sends for an empty file input. */
-  isEmptyInput(): boolean {
-    return this.size === 0 && !this.info.filename
-  }
-
   toUploadedFile(): UploadedFile {
     return new UploadedFile({
       path: this.path,
       size: this.size,
       // busboy gives '' for a name without a base name ('.', 'dir/'): no name either.
-      clientFilename: this.info.filename || null,
-      clientMediaType: this.info.mimeType,
+      clientFilename: this.part.info.filename || null,
+      clientMediaType: this.part.info.mimeType,
     })
   }
 }

@@ -41,6 +41,8 @@ export class UploadedFile {
   readonly #clientMediaType: string | null
   readonly #error: number
   #state: 'ready' | 'moving' | 'moved' | 'discarded' = 'ready'
+  /** The move in flight: `discard()` waits for it (a handler may not await `moveTo`). */
+  #moving: Promise<void> | null = null
 
   constructor(init: UploadedFileInit) {
     this.#path = init.path
@@ -93,6 +95,15 @@ export class UploadedFile {
     const source = this.#usablePath('move')
     if (typeof target !== 'string' || target === '') throw new TypeError('moveTo: empty target')
     this.#state = 'moving'
+    this.#moving = this.#move(source, target)
+    try {
+      await this.#moving
+    } finally {
+      this.#moving = null
+    }
+  }
+
+  async #move(source: string, target: string): Promise<void> {
     try {
       if ((await stat(target).catch(() => null))?.isDirectory()) {
         throw new Error(`moveTo: ${target} is a directory; give a file path`)
@@ -106,8 +117,12 @@ export class UploadedFile {
     }
   }
 
-  /** Removes the temporary file unless it was moved (the request's `cleanup()` calls this). */
+  /**
+   * Removes the temporary file unless it was moved (the request's `cleanup()` calls this). A move
+   * in flight is waited for: if it fails, the temp file is removed all the same.
+   */
   async discard(): Promise<void> {
+    while (this.#moving !== null) await this.#moving.catch(() => {})
     if (this.#state !== 'ready' || this.#path === null) return
     this.#state = 'discarded'
     await rm(this.#path, { force: true })
