@@ -52,34 +52,49 @@ export const ERROR_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 // A 401 must say how to authenticate (RFC 9110 §15.5.2): bearer tokens, unless the error says.
 const CHALLENGE = { 'www-authenticate': 'Bearer' }
 
-/** Normalises anything thrown into an HttpError, logging what is not one. */
+/**
+ * Normalises anything thrown into an HttpError, logging what is not one. Never throws: a thrown
+ * Proxy whose traps throw, or an Error whose message getter does, is an unhandled error like
+ * any other.
+ */
 export function toHttpError(thrown: unknown, context: ErrorContext): HttpError {
-  if (thrown instanceof HttpError && !isErrorStatus(thrown.status)) {
+  const fields = { err: thrown, path: context.path, request_id: context.requestId }
+  const typed = isHttpError(thrown)
+  if (typed && !isErrorStatus(thrown.status)) {
     // `new HttpError(200)` or `(600)`: an error that says all went well, or no status at all.
     // As Express's finalhandler does, it is a 500, and the log says why.
     context.log.error(
-      { err: thrown, path: context.path, request_id: context.requestId },
+      fields,
       `An HttpError has status ${String(thrown.status)}, not an error status (400-599)`,
     )
     return new HttpError(500, { cause: thrown })
   }
-  if (thrown instanceof HttpError) {
-    if (thrown.status >= 500)
-      context.log.error(
-        { err: thrown, path: context.path, request_id: context.requestId },
-        thrown.message,
-      )
+  if (typed) {
+    if (thrown.status >= 500) context.log.error(fields, thrown.message)
     return thrown
   }
-  context.log.error(
-    { err: thrown, path: context.path, request_id: context.requestId },
-    'Unhandled error',
-  )
-  const detail =
-    context.debug && thrown instanceof Error
-      ? { debug: { message: thrown.message, stack: thrown.stack } }
-      : undefined
-  return new HttpError(500, { cause: thrown, ...(detail ? { body: detail } : {}) })
+  context.log.error(fields, 'Unhandled error')
+  return new HttpError(500, { cause: thrown, ...(context.debug ? debugBody(thrown) : {}) })
+}
+
+// `instanceof` runs a Proxy's getPrototypeOf trap, which may throw.
+function isHttpError(thrown: unknown): thrown is HttpError {
+  try {
+    return thrown instanceof HttpError
+  } catch {
+    return false
+  }
+}
+
+/** The `debug` body field of an unhandled Error: its message and stack, when they can be read. */
+function debugBody(thrown: unknown): { body: Record<string, unknown> } | undefined {
+  try {
+    if (thrown instanceof Error)
+      return { body: { debug: { message: String(thrown.message), stack: thrown.stack } } }
+  } catch {
+    // A getter or trap that throws: the 500 goes out without the details.
+  }
+  return undefined
 }
 
 function isErrorStatus(status: unknown): boolean {
@@ -95,6 +110,20 @@ function isErrorStatus(status: unknown): boolean {
  * renderError(notFound(), { accept: 'application/problem+json', path: '/x', ... })
  */
 export function renderError(error: HttpError, context: ErrorContext): FwResponse {
+  try {
+    return renderWith(error, context)
+  } catch (failure) {
+    // Headers or a message that cannot be read (a getter or a Proxy trap that throws): the
+    // request still gets the boundary's answer, with its id, rather than the adapter's last resort.
+    context.log.error(
+      { err: failure, path: context.path, request_id: context.requestId },
+      'The error response cannot be rendered',
+    )
+    return renderWith(new HttpError(500), context)
+  }
+}
+
+function renderWith(error: HttpError, context: ErrorContext): FwResponse {
   const challenge =
     error.status === 401 &&
     !Object.keys(error.headers).some((name) => name.toLowerCase() === 'www-authenticate')
@@ -138,15 +167,16 @@ function serializeBody(
   const id = context.requestId
   if (id !== undefined) body.request_id = id
   if (error.body === undefined) return JSON.stringify(body)
-  const merged: Record<string, unknown> = { ...body, ...error.body }
-  if ('code' in body) merged.code = body.code
-  if ('status' in body) merged.status = body.status
-  if (id === undefined) delete merged.request_id
-  else merged.request_id = id
   try {
+    const merged: Record<string, unknown> = { ...body, ...error.body }
+    if ('code' in body) merged.code = body.code
+    if ('status' in body) merged.status = body.status
+    if (id === undefined) delete merged.request_id
+    else merged.request_id = id
     return JSON.stringify(merged)
   } catch (failure) {
-    // A BigInt or a cycle in the extra fields: the error still gets its answer, without them.
+    // A BigInt, a cycle or a getter that throws in the extra fields: the error still gets its
+    // answer, without them.
     context.log.error({ err: failure, path: context.path }, 'The error body cannot be serialized')
     return JSON.stringify(body)
   }
