@@ -29,9 +29,11 @@ export interface Authority {
   readonly port: number | null
 }
 
-// A bracketed IPv6 literal or a registered name / IPv4, then an optional port. The two
-// alternatives share no characters with the port part, so matching stays linear.
-const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?$/
+// A bracketed IPv6 literal or a registered name / IPv4 (dot-separated labels, none empty; the
+// trailing dot of a fully qualified name is no part of the host), then an optional port, which
+// may be empty: `host:` is the scheme's default port (RFC 3986 §3.2.3). Labels cannot contain a
+// dot and the port part cannot contain a label character, so matching stays linear.
+const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)\.?(?::(\d{0,5}))?$/
 const SCHEMES = new Set(['http', 'https'])
 
 /** Whether the socket peer is a proxy whose X-Forwarded-* headers we believe. */
@@ -137,8 +139,9 @@ export function parseHost(value: string | undefined): Authority | null {
   if (value === undefined) return null
   const match = HOST.exec(value.trim())
   if (match === null) return null
-  const port = match[2] === undefined ? null : parsePort(match[2])
-  if (match[2] !== undefined && port === null) return null
+  const written = match[2] === undefined || match[2] === '' ? undefined : match[2]
+  const port = written === undefined ? null : parsePort(written)
+  if (written !== undefined && port === null) return null
   return { host: match[1]!.toLowerCase(), port }
 }
 
