@@ -156,12 +156,16 @@ export function createHandlers(auth: Auth): AuthHandlers {
       assertReadableBody(request)
       const supplied = text(request, 'refresh_token')
       if (supplied === null) throw badRequest(AUTH_MESSAGES.refreshTokenRequired)
-      const outcome = await storeCall(async () => (await auth.refreshTokens()).rotate(supplied))
+      const tokens = await storeCall(() => auth.refreshTokens())
+      // The user is loaded before the token rotates: a store failure after rotation would lose
+      // the successor, and the client's retry with the token it holds would look like theft.
+      const owner = await storeCall(() => tokens.ownerOf(supplied))
       const user =
-        outcome.status === 'rotated'
-          ? await storeCall(async () => (await auth.database()).users.findById(outcome.userId))
-          : null
-      if (outcome.status !== 'rotated' || user === null)
+        owner === null
+          ? null
+          : await storeCall(async () => (await auth.database()).users.findById(owner))
+      const outcome = user === null ? null : await storeCall(() => tokens.rotate(supplied))
+      if (user === null || outcome?.status !== 'rotated')
         throw unauthorized(AUTH_MESSAGES.invalidRefreshToken, { headers: CHALLENGE })
       const accessToken = await auth.issueFor(user, SHORT_TTL)
       return json(

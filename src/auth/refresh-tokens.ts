@@ -53,6 +53,15 @@ export class RefreshTokens {
     return token
   }
 
+  /**
+   * The id of the user a token was issued to, used or not (null for an unknown token): read
+   * before `rotate` so that nothing is rotated when the user cannot be loaded.
+   */
+  async ownerOf(token: unknown): Promise<number | null> {
+    if (typeof token !== 'string' || !OPAQUE_TOKEN.test(token)) return null
+    return (await this.#store.find(hashRefreshToken(token)))?.user_id ?? null
+  }
+
   /** Exchanges a token for its successor; anything but a current, unexpired token fails. */
   async rotate(token: unknown): Promise<RefreshOutcome> {
     if (typeof token !== 'string' || !OPAQUE_TOKEN.test(token)) return { status: 'invalid' }
