@@ -40,8 +40,11 @@ const ALLOWED_PACKAGES = [
 // streamed bodies held to their Content-Length, Accept ranges rated by specificity, framing
 // headers kept from string and byte bodies, and signed-URL expiry bounds; then 79 → 82 KB
 // (80.3 KB): the compiler's alias parameter rules checked at boot for the global lists, alias
-// strings resolved through r.alias, a renderer deadline, container cycles named.
-const BUDGET_BYTES = 82_000
+// strings resolved through r.alias, a renderer deadline, container cycles named. The fourth
+// audit (session 14) raised it 82 → 84 KB (81.6 KB then): an error boundary that survives
+// unreadable thrown values, credentials redacted from logged errors, files counted by fw
+// (empty file inputs are none), cleanup that waits for an unawaited moveTo().
+const BUDGET_BYTES = 84_000
 
 describe('runtime import boundary', () => {
   it.each(ENTRIES)('%s reaches no compiler, CLI or serve code', (entry) => {
