@@ -38,16 +38,23 @@ const SECRET_DEPTH = 4
  */
 function serializeError(err: unknown): unknown {
   try {
-    return redact(stdSerializers.err(err as Error), 0)
+    return redactSecrets(stdSerializers.err(err as Error))
   } catch {
     return describeThrown(err)
   }
 }
 
 /**
- * `value` as JSON will show it, down to SECRET_DEPTH, with SECRET_KEY fields redacted: copies,
- * never the logged object itself; a `toJSON` (Date, Buffer, a headers class) is applied first.
+ * `value` as JSON will show it, with credential fields (SECRET_KEY, down to SECRET_DEPTH)
+ * `[Redacted]`: a copy, never the logged object itself; a `toJSON` (Date, Buffer, a headers
+ * class) is applied first. `fw serve`'s readable logger shows a thrown non-Error through it.
+ * @example
+ * redactSecrets({ config: { headers: { Authorization: 'Bearer x' } } }) // … Authorization: '[Redacted]'
  */
+export function redactSecrets(value: unknown): unknown {
+  return redact(value, 0)
+}
+
 function redact(value: unknown, depth: number): unknown {
   if (typeof value !== 'object' || value === null || depth > SECRET_DEPTH) return value
   const json = (value as { toJSON?: unknown }).toJSON

@@ -4,8 +4,11 @@
  * production, when the output is not a terminal (a file, a log collector), and in servers that
  * boot the kernel themselves.
  */
+import { types } from 'node:util'
 import pc from 'picocolors'
 import type { Logger } from '../runtime/types.js'
+import { redactSecrets } from '../runtime/logger.js'
+import { escapeControls } from '../shared/escape-controls.js'
 
 type Level = 'debug' | 'info' | 'warn' | 'error'
 
@@ -56,20 +59,44 @@ export function devLogger(
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }
 }
 
+// Everything printed from the entry (message, keys, values, stacks) goes through escapeControls:
+// only the logger's own colour codes reach the terminal.
 function format(level: Level, obj: object | string, msg: string | undefined): string {
   const time = pc.dim(new Date().toTimeString().slice(0, 8))
-  if (typeof obj === 'string') return `${time} ${LABEL[level]} ${obj}`
+  if (typeof obj === 'string') return `${time} ${LABEL[level]} ${escapeControls(obj)}`
   let fields = ''
   let stack = ''
   for (const [key, value] of Object.entries(obj)) {
-    if (key === 'err' && value instanceof Error) {
-      fields += ` ${pc.dim('err=')}${value.message}`
-      stack = `\n${pc.dim(indent(value.stack ?? String(value)))}`
+    const name = pc.dim(`${escapeControls(key)}=`)
+    if (key === 'err' && isError(value)) {
+      fields += ` ${name}${escapeControls(String(value.message))}`
+      stack = `\n${pc.dim(stackLines(value).join('\n'))}`
     } else {
-      fields += ` ${pc.dim(`${key}=`)}${typeof value === 'string' ? value : text(value)}`
+      // A thrown non-Error (a plain object, an HTTP client's error) is shown as JSON: redacted.
+      const shown = key === 'err' ? redactSecrets(value) : value
+      fields += ` ${name}${escapeControls(typeof shown === 'string' ? shown : text(shown))}`
     }
   }
-  return `${time} ${LABEL[level]} ${msg ?? ''}${fields}${stack}`
+  return `${time} ${LABEL[level]} ${escapeControls(msg ?? '')}${fields}${stack}`
+}
+
+// An Error of another realm (vm, a worker's structured clone) is not `instanceof Error`.
+function isError(value: unknown): value is Error {
+  return value instanceof Error || types.isNativeError(value)
+}
+
+/**
+ * The stack, indented, one escaped line per frame. Its first line repeats the message, which may
+ * hold line breaks of its own: escaped as one line, as on the log line above.
+ */
+function stackLines(error: Error): string[] {
+  const stack = typeof error.stack === 'string' ? error.stack : String(error)
+  const head = error.message === '' ? String(error.name) : `${error.name}: ${error.message}`
+  let lines = stack.split('\n')
+  if (stack === head) lines = [head]
+  else if (stack.startsWith(head + '\n'))
+    lines = [head, ...stack.slice(head.length + 1).split('\n')]
+  return lines.map((line) => `    ${escapeControls(line)}`)
 }
 
 function text(value: unknown): string {
@@ -78,8 +105,4 @@ function text(value: unknown): string {
   } catch {
     return String(value) // a circular object
   }
-}
-
-function indent(lines: string): string {
-  return lines.replace(/^/gm, '    ')
 }

@@ -2,6 +2,7 @@
 import { isAbsolute, relative, sep } from 'node:path'
 import type { Registrar } from '../define/registrar.js'
 import { count } from '../shared/count.js'
+import { escapeControls } from '../shared/escape-controls.js'
 import type { ServeOptions } from './serve.js'
 import { watchRoutes, type RouteWatcher } from './watch-routes.js'
 
@@ -31,8 +32,13 @@ export function watchAndReload(
   })
 }
 
-/** A changed file as the user named their routes file: relative to the working folder. */
+/**
+ * A changed file as the user named their routes file: relative to the working folder, and with
+ * any control character in its name escaped (a line break or ESC would forge or hide output).
+ */
 function shown(file: string): string {
   const near = relative(process.cwd(), file)
-  return near === '..' || near.startsWith('..' + sep) || isAbsolute(near) ? file : near
+  return escapeControls(
+    near === '..' || near.startsWith('..' + sep) || isAbsolute(near) ? file : near,
+  )
 }
