@@ -12,7 +12,7 @@ import { count } from '../shared/count.js'
 import { FwError } from '../shared/errors.js'
 import { serveLogger } from './dev-logger.js'
 import { startServer } from './server.js'
-import { drain, listenForStop } from './shutdown.js'
+import { drain, exitIfLeftOpen, listenForStop } from './shutdown.js'
 import { watchAndReload } from './watch-and-reload.js'
 import {
   loadWorkerRoutes,
@@ -99,11 +99,7 @@ async function serveOne(options: ServeOptions): Promise<void> {
   await (await import('../auth/index.js')).closeDefaultAuth()
   // A worker's IPC channel to the primary would keep it alive after the drain.
   cluster.worker?.disconnect()
-  // Nothing the app left open (a timer, a connection of its own) keeps a stopped server running.
-  setTimeout(() => {
-    options.warn('something the app opened was still open 5 s after the drain; exiting')
-    process.exit(process.exitCode ?? 0)
-  }, 5000).unref()
+  exitIfLeftOpen('the drain', options.warn)
 }
 
 /**

@@ -8,6 +8,8 @@ import type { RunningServer } from './server.js'
 
 /** How long in-flight requests may run after the stop signal before they are cut off. */
 export const DRAIN_MS = 10_000
+/** How long, once stopped, what the app left open may keep the process running. */
+export const LEFT_OPEN_MS = 5_000
 
 export interface StopSignal {
   /** Resolves with the first signal's name. */
@@ -67,4 +69,16 @@ export async function drain(
   stop.onInterruptAgain(() => cutOff('at the second Ctrl-C'))
   await server.close()
   clearTimeout(timer)
+}
+
+/**
+ * Once stopped, nothing the app left open (a timer or a connection its routes or config file
+ * made) keeps the process running: it exits LEFT_OPEN_MS later, saying so. The timer is unref'd:
+ * a process with nothing left open exits at once.
+ */
+export function exitIfLeftOpen(after: string, warn: (line: string) => void): void {
+  setTimeout(() => {
+    warn(`something the app opened was still open ${LEFT_OPEN_MS / 1000} s after ${after}; exiting`)
+    process.exit(process.exitCode ?? 0)
+  }, LEFT_OPEN_MS).unref()
 }

@@ -14,7 +14,7 @@ import { MANIFEST_FILE, ROUTES_ENTRY_FILE, type Manifest } from '../shared/cache
 import { count } from '../shared/count.js'
 import { FwError } from '../shared/errors.js'
 import { listenError } from './server.js'
-import { listenForStop } from './shutdown.js'
+import { exitIfLeftOpen, listenForStop } from './shutdown.js'
 import type { ServeOptions } from './serve.js'
 import { watchAndReload } from './watch-and-reload.js'
 
@@ -117,6 +117,9 @@ export async function runPrimary(options: ServeOptions): Promise<void> {
   await watcher?.close()
   await pool.stop()
   stop.dispose()
+  // The primary ran the routes file (and the config file) too: a timer or connection they opened
+  // would keep it running, its workers gone, until killed.
+  exitIfLeftOpen('the workers stopped', options.warn)
 }
 
 /** What the first stop signal prints. */
