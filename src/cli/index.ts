@@ -10,6 +10,7 @@ import { registerServeCommand } from './commands/serve.js'
 import { registerInitCommand } from './commands/init.js'
 import { registerUserCreateCommand } from './commands/user-create.js'
 import {
+  exitWhenFlushed,
   ignoreClosedPipes,
   isDebug,
   printError,
@@ -46,14 +47,29 @@ export function createProgram(output: Output = stdio): Command {
   return program
 }
 
-/** Runs the CLI; resolves to the exit code (0 ok, 1 user error). */
+/**
+ * Runs the CLI; resolves to the exit code (0 ok, 1 user error). Run as the fw process (output is
+ * stdio), a command that has finished also ends the process: see exitWhenFlushed.
+ */
 export async function main(argv: readonly string[], output: Output = stdio): Promise<number> {
   if (output === stdio) {
     ignoreClosedPipes()
     printStrayErrors(output, isDebug(argv))
   }
+  const program = createProgram(output)
+  // A server that started keeps running; every other command is done when its action returns.
+  let serving = false
+  program.hook('postAction', (_program, command) => {
+    serving = command.name() === 'serve'
+  })
+  const code = await run(program, argv, output)
+  if (output === stdio && !serving) exitWhenFlushed(code)
+  return code
+}
+
+async function run(program: Command, argv: readonly string[], output: Output): Promise<number> {
   try {
-    await createProgram(output).parseAsync(argv as string[])
+    await program.parseAsync(argv as string[])
     return 0
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1

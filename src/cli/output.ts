@@ -1,6 +1,7 @@
 /** How the CLI talks: coloured one-line results, and user errors as one line plus a hint. */
 import pc from 'picocolors'
 import { FwError, formatLocation } from '../shared/errors.js'
+import { escapeControls } from '../shared/escape-controls.js'
 
 export interface Output {
   out: (text: string) => void
@@ -37,6 +38,29 @@ function onWriteError(this: NodeJS.WriteStream, error: NodeJS.ErrnoException): v
   closed.add(this)
 }
 
+// How long a finished command waits for the process to end by itself before ending it.
+const EXIT_GRACE_MS = 200
+
+/**
+ * Ends the process with `code` once stdout and stderr are flushed, when something the routes file
+ * started at import (a database pool, a Redis client, a timer) would keep it alive: a finished
+ * `fw route:cache build` must not hang a CI job after printing "✔ built". A process with nothing
+ * left to do ends by itself first (the timer is unref'd).
+ * @example
+ * exitWhenFlushed(0) // in main(), once a one-shot command has returned
+ */
+export function exitWhenFlushed(code: number): void {
+  setTimeout(() => {
+    const flushed = (stream: NodeJS.WriteStream): Promise<void> =>
+      stream.writableLength === 0 || closed.has(stream)
+        ? Promise.resolve()
+        : new Promise((done) => stream.write('', () => done()))
+    void Promise.all([flushed(process.stdout), flushed(process.stderr)]).then(() =>
+      process.exit(code),
+    )
+  }, EXIT_GRACE_MS).unref()
+}
+
 let strayErrorsPrinted = false
 
 /**
@@ -68,16 +92,21 @@ export function isDebug(argv: readonly string[]): boolean {
   return argv.includes('--debug') || process.env.FW_DEBUG === '1'
 }
 
-/** Prints an error: `error file:line: message [CODE]` and a hint; the stack only in debug. */
+/**
+ * Prints an error: `error file:line: message [CODE]` and a hint; the stack only in debug. Messages
+ * quote what a routes file wrote (a route name, a thrown message): its line breaks and terminal
+ * escapes are printed as escapes, so the error stays one line and cannot restyle the terminal.
+ */
 export function printError(output: Output, error: unknown, debug: boolean): void {
   if (error instanceof FwError) {
-    const where = formatLocation(error.location)
+    const where = escapeControls(formatLocation(error.location))
+    const message = escapeControls(error.message)
     output.err(
-      `${pc.red('error')} ${where ? pc.bold(where) + ': ' : ''}${error.message} ${pc.dim(`[${error.code}]`)}`,
+      `${pc.red('error')} ${where ? pc.bold(where) + ': ' : ''}${message} ${pc.dim(`[${error.code}]`)}`,
     )
-    if (error.hint) output.err(`  ${pc.cyan('hint:')} ${error.hint}`)
+    if (error.hint) output.err(`  ${pc.cyan('hint:')} ${escapeControls(error.hint)}`)
   } else {
-    const message = error instanceof Error ? error.message : String(error)
+    const message = escapeControls(error instanceof Error ? error.message : String(error))
     output.err(`${pc.red('error')} ${message}`)
     output.err(
       `  ${pc.cyan('hint:')} this looks like a bug in fw; run again with --debug and report the stack`,

@@ -54,7 +54,8 @@ export function buildRouter(
 ): BuildOutput {
   const table = analyzeRoutes(records, options.aliases ?? new Set())
   const fingerprint = fingerprintRoutes(records)
-  const taken = new Set(['__routes', '__names', '__helpers', 'index'])
+  // The generation's other modules: a first segment of that name (`/routes`) gets `routes~2.mjs`.
+  const taken = new Set(['__routes', '__names', '__helpers', 'index', 'routes'])
   const groups: PlannedGroup[] = table.hosts.map((host, i) => {
     const routes = table.routes.filter((r) => r.record.host === host.pattern)
     const prefix = host.pattern === null ? '' : `${host.pattern}.`

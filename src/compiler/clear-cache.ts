@@ -9,7 +9,14 @@ import { join } from 'node:path'
 import { GENERATED_MARK, MANIFEST_FILE, type Manifest } from '../shared/cache-format.js'
 import { FwError } from '../shared/errors.js'
 import { acquireLock, LOCK_FILE } from './cache-lock.js'
-import { assertSafeDir, ENTRY_FILES, GENERATION_NAME, isOurs, readManifest } from './write-cache.js'
+import {
+  assertSafeDir,
+  ENTRY_FILES,
+  GENERATION_NAME,
+  isOurs,
+  readManifest,
+  userFacing,
+} from './write-cache.js'
 
 /**
  * Removes what build wrote in `dir`; returns the removed names (empty when there was nothing).
@@ -22,6 +29,20 @@ import { assertSafeDir, ENTRY_FILES, GENERATION_NAME, isOurs, readManifest } fro
  */
 export async function clearCache(dir: string): Promise<string[]> {
   const root = assertSafeDir(dir)
+  try {
+    return await clearFolder(root)
+  } catch (error) {
+    // No permission to delete there, a read-only disk: the user's to mend, not a bug in fw.
+    throw userFacing(
+      error,
+      root,
+      'clear the route cache in',
+      'Run the clear as the user who built the cache, or give yours write access to the folder.',
+    )
+  }
+}
+
+async function clearFolder(root: string): Promise<string[]> {
   if (!isFolder(root)) return []
   const hasManifest = existsSync(join(root, MANIFEST_FILE))
   if (hasManifest && !isManifest(await readManifest(root))) {

@@ -146,11 +146,14 @@ function missingPackage(error: unknown, file: string, sources: string[]): FwErro
     location = { file: displayPath(source), line: at + 1, column: lines[at]!.search(/\S/) + 1 }
     break
   }
+  const listedIn = manifestListing(file, name)
   const [message, hint] =
     specifier === name
       ? [
           `${location.file} imports the package '${name}', which is not installed`,
-          `Install it in the app (npm install ${name}) or fix the import.`,
+          listedIn === undefined
+            ? `Install it in the app (npm install ${name}) or fix the import.`
+            : `${listedIn} lists it: run \`npm install\` (\`npm install ${name}\` would replace that entry with the registry's package).`,
         ]
       : [
           `${location.file} imports '${specifier}', which the installed package '${name}' does not provide`,
@@ -158,6 +161,37 @@ function missingPackage(error: unknown, file: string, sources: string[]): FwErro
         ]
   return new FwError('FW_ROUTES_LOAD', message, { hint, location, cause: error })
 }
+
+/**
+ * The app's package.json (the nearest above `file`, as shown) when its dependencies list `name`:
+ * then installing is `npm install`, and `npm install name` would swap the entry the app chose (a
+ * `file:` path, a git URL, a pinned version; `fw init` writes a `file:` one for fw) for the
+ * registry's latest.
+ */
+function manifestListing(file: string, name: string): string | undefined {
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json')
+    if (existsSync(manifest)) {
+      try {
+        const fields = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, unknown>
+        const listed = DEPENDENCY_FIELDS.some((field) =>
+          Object.hasOwn((fields[field] ?? {}) as object, name),
+        )
+        return listed ? displayPath(manifest) : undefined
+      } catch {
+        return undefined
+      }
+    }
+    if (dirname(dir) === dir) return undefined
+  }
+}
+
+const DEPENDENCY_FIELDS = [
+  'dependencies',
+  'devDependencies',
+  'optionalDependencies',
+  'peerDependencies',
+]
 
 /**
  * The package an ERR_MODULE_NOT_FOUND or ERR_PACKAGE_PATH_NOT_EXPORTED is about, and what the

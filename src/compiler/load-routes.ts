@@ -100,16 +100,20 @@ function defaultExportAt(file: string): SourceLocation {
   }
 }
 
-/** An error the user's own code threw, located by its first frame inside the routes' folder. */
-function userError(file: string, error: unknown, phase: string): FwError {
+/**
+ * An error the user's own code threw, located by its first frame inside the routes' folder; one
+ * without a stack (`throw 'text'`) at the default export when it ran, else at the file's top.
+ */
+function userError(file: string, error: unknown, phase: 'loaded' | 'run'): FwError {
   const message = error instanceof Error ? error.message : String(error)
-  const location = locateInStack(
-    error,
-    (path) => !path.includes('node_modules') && !relative(dirname(file), path).startsWith('..'),
-  )
+  const location =
+    locateInStack(
+      error,
+      (path) => !path.includes('node_modules') && !relative(dirname(file), path).startsWith('..'),
+    ) ?? (phase === 'run' ? defaultExportAt(file) : { file: displayPath(file), line: 1, column: 1 })
   return new FwError('FW_ROUTES_LOAD', `The routes file threw while it was ${phase}: ${message}`, {
     hint: 'Fix the error in your routes file (run with --debug for the stack).',
     cause: error,
-    ...(location ? { location } : {}),
+    location,
   })
 }

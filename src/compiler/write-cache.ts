@@ -10,13 +10,14 @@
  * published, and router.mjs and manifest.json could each be left naming a different build.
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync, realpathSync } from 'node:fs'
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs'
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { basename, dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path'
 import {
   ENTRY_FILE,
   ENTRY_TYPES_FILE,
+  GENERATED_MARK,
   GENERATION_PREFIX,
   ROUTES_ENTRY_FILE,
   MANIFEST_FILE,
@@ -41,22 +42,49 @@ export async function writeCache(dir: string, build: BuildOutput): Promise<Write
   try {
     return await publish(root, build)
   } catch (error) {
-    throw userFacing(error, root)
+    throw userFacing(error, root, 'write the route cache to')
   }
 }
 
-function userFacing(error: unknown, root: string): unknown {
+/**
+ * A file-system failure the user can mend as FW_CACHE_WRITE naming the folder (`doing` says what
+ * fw was doing there); anything else unchanged. Also a --cache that is a symbolic link to a
+ * folder that does not exist: mkdir then fails with ENOENT, which says nothing about the link.
+ * @example
+ * throw userFacing(error, root, 'write the route cache to')
+ * // FwError FW_CACHE_WRITE: Cannot write the route cache to "/app/.fw/cache": permission denied (EACCES)
+ */
+export function userFacing(
+  error: unknown,
+  root: string,
+  doing: string,
+  hint = 'Point --cache at a folder fw can create and write, such as .fw/cache.',
+): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code
+  const target = code === 'ENOENT' ? danglingTarget(root) : undefined
+  if (target !== undefined) {
+    return new FwError(
+      'FW_CACHE_WRITE',
+      `Cannot ${doing} "${root}": it is a symbolic link to "${target}", which does not exist`,
+      { hint: `Create "${target}", or point --cache at a folder such as .fw/cache.`, cause: error },
+    )
+  }
   const cause = writeFailure(error)
   if (cause === undefined) return error
-  const code = (error as NodeJS.ErrnoException).code
-  return new FwError(
-    'FW_CACHE_WRITE',
-    `Cannot write the route cache to "${root}": ${cause} (${code})`,
-    {
-      hint: 'Point --cache at a folder fw can create and write, such as .fw/cache.',
-      cause: error,
-    },
-  )
+  return new FwError('FW_CACHE_WRITE', `Cannot ${doing} "${root}": ${cause} (${code})`, {
+    hint,
+    cause: error,
+  })
+}
+
+/** Where the symbolic link `path` points, when that does not exist; else undefined. */
+function danglingTarget(path: string): string | undefined {
+  try {
+    if (!lstatSync(path).isSymbolicLink() || existsSync(path)) return undefined
+    return resolve(dirname(path), readlinkSync(path))
+  } catch {
+    return undefined
+  }
 }
 
 async function publish(root: string, build: BuildOutput): Promise<WriteResult> {
@@ -76,8 +104,7 @@ async function publishLocked(root: string, build: BuildOutput): Promise<WriteRes
     previous?.formatVersion === build.manifest.formatVersion &&
     previous.contentHash === build.manifest.contentHash &&
     previous.fingerprint === build.manifest.fingerprint &&
-    existsSync(join(root, previous.generation, 'index.mjs')) &&
-    (await entryGeneration(root)) === previous.generation
+    (await isIntact(root, previous.generation, build))
   ) {
     return { written: false, manifest: previous }
   }
@@ -124,6 +151,22 @@ async function stageEntries(root: string, build: BuildOutput): Promise<StagedEnt
     throw error
   }
   return staged
+}
+
+/**
+ * Whether the cache still holds every file of `generation` (the same build: its content hash
+ * matched) and fw's entry files naming it, so that "up to date" leaves nothing missing: a deleted
+ * router.d.mts or routes.mjs (which server.mjs imports) is written again.
+ */
+async function isIntact(root: string, generation: string, build: BuildOutput): Promise<boolean> {
+  if (![...build.files.keys()].every((name) => existsSync(join(root, generation, name))))
+    return false
+  const entries = [ENTRY_TYPES_FILE, ...(build.routesEntry === null ? [] : [ROUTES_ENTRY_FILE])]
+  for (const name of entries) {
+    const text = await readFile(join(root, name), 'utf8').catch(() => '')
+    if (!text.startsWith(GENERATED_MARK)) return false
+  }
+  return (await entryGeneration(root)) === generation
 }
 
 /** The generation router.mjs re-exports, or null when there is none. */

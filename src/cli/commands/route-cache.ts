@@ -61,6 +61,10 @@ async function watchBuild(
   output: Output,
 ): Promise<void> {
   const paths = await resolvePaths(flags)
+  // A cache folder fw refuses stays refused whatever the routes become: say so once and stop,
+  // rather than watch for edits that cannot help.
+  const { assertSafeDir } = await import('../../compiler/index.js')
+  assertSafeDir(paths.cache)
   const { watchRoutes } = await import('../../serve/watch-routes.js')
   const debug = isDebug(process.argv)
   const watcher = watchRoutes({

@@ -5,6 +5,7 @@ import { resolvePaths } from '../config.js'
 import type { Output } from '../output.js'
 import type { RouteRow } from '../../shared/route-record.js'
 import { count } from '../../shared/count.js'
+import { escapeControls, escapeJsonControls } from '../../shared/escape-controls.js'
 
 export function registerRoutesListCommand(program: Command, output: Output): void {
   program
@@ -17,25 +18,42 @@ export function registerRoutesListCommand(program: Command, output: Output): voi
       const { loadRoutesFile, analyzeRoutes, withFileLocation } =
         await import('../../compiler/index.js')
       const { describeRoute } = await import('../../shared/route-record.js')
-      const { registrar, file } = await loadRoutesFile(paths.routes)
+      const { registrar, file } = await whileStdoutToStderr(() => loadRoutesFile(paths.routes))
       withFileLocation(file, () =>
         analyzeRoutes(registrar.routes, new Set(registrar.aliases.keys())),
       )
       const rows = registrar.routes.map(describeRoute)
-      output.out(flags.json ? JSON.stringify(rows, null, 2) : formatTable(rows))
+      output.out(flags.json ? formatJson(rows) : formatTable(rows))
     })
+}
+
+/**
+ * Runs `load` with what the routes file prints to stdout (a `console.log` at import) sent to
+ * stderr: stdout carries the list only, so `fw routes:list --json | jq` gets JSON alone.
+ */
+async function whileStdoutToStderr<T>(load: () => Promise<T>): Promise<T> {
+  const write = process.stdout.write
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof write
+  try {
+    return await load()
+  } finally {
+    process.stdout.write = write
+  }
+}
+
+/** The rows as JSON, every control character escaped (`\u001b`, `\u009b`): the same value, printable. */
+function formatJson(rows: RouteRow[]): string {
+  return escapeJsonControls(JSON.stringify(rows, null, 2))
 }
 
 function formatTable(rows: RouteRow[]): string {
   const header = ['METHOD', 'HOST', 'PATH', 'NAME', 'MIDDLEWARE', 'HANDLER']
-  const cells = rows.map((r) => [
-    r.method,
-    r.host ?? '*',
-    r.path,
-    r.name ?? '',
-    r.middleware.join(', '),
-    r.handler,
-  ])
+  // Names, paths and handlers are the routes file's text: escape what would restyle the terminal.
+  const cells = rows.map((r) =>
+    [r.method, r.host ?? '*', r.path, r.name ?? '', r.middleware.join(', '), r.handler].map(
+      escapeControls,
+    ),
+  )
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
   const line = (c: string[]): string =>
     c
