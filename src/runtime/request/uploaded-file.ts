@@ -2,7 +2,8 @@
  * An uploaded file (spec rule 6). Multipart parsing streams each file to a temporary file under a
  * random name; the client's filename is kept for display only and never touches a path.
  */
-import { createReadStream } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { constants, createReadStream } from 'node:fs'
 import { copyFile, rename, rm, stat, unlink } from 'node:fs/promises'
 import type { Readable } from 'node:stream'
 
@@ -144,8 +145,17 @@ async function moveFile(source: string, target: string): Promise<void> {
     await rename(source, target)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error
-    // Temp dir and target on different file systems: rename cannot cross them.
-    await copyFile(source, target)
+    // Temp dir and target on different file systems: rename cannot cross them. The copy goes to
+    // a name of its own beside the target and is renamed onto it when complete, so a copy cut
+    // short (a full disk) never leaves a partial file under the target's name.
+    const partial = `${target}.fw-${randomBytes(8).toString('hex')}.part`
+    try {
+      await copyFile(source, partial, constants.COPYFILE_EXCL)
+      await rename(partial, target)
+    } catch (failure) {
+      await rm(partial, { force: true })
+      throw failure
+    }
     await unlink(source)
   }
 }

@@ -2,8 +2,9 @@
  * Regressions found by the fourth audit of the request side: a browser form with many optional
  * file inputs, and an upload moved without `await`.
  */
-import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+import { existsSync, statSync } from 'node:fs'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { FwRequest } from '../../../src/runtime/request/request.js'
@@ -118,6 +119,38 @@ describe('moveTo() without await', () => {
     expect(await eventually(async () => (await listDir(dir)).length === 0)).toBe(true)
     expect(existsSync(join(dir, 'no-such-folder'))).toBe(false)
   })
+})
+
+// A second file system (tmpfs) beside the temp dir's: rename() cannot cross to it (EXDEV).
+const OTHER_DEVICE = '/dev/shm'
+const crossDevice =
+  existsSync(OTHER_DEVICE) && statSync(OTHER_DEVICE).dev !== statSync(tmpdir()).dev
+
+describe('moveTo() to another file system', () => {
+  it.skipIf(!crossDevice)(
+    'works across file systems (rename gives EXDEV): the target complete, nothing else left in either folder',
+    async () => {
+      const dir = await freshDir()
+      const request = FwRequest.create(
+        {
+          method: 'POST',
+          headers: { 'content-type': MULTIPART_TYPE },
+          body: multipart([{ name: 'doc', filename: 'doc.txt', content: 'across devices' }]),
+        },
+        { uploadDir: dir },
+      )
+      await request.loadBody()
+      const folder = await mkdtemp(join(OTHER_DEVICE, 'fw-move-'))
+      try {
+        await (request.file('doc') as UploadedFile).moveTo(join(folder, 'doc.txt'))
+        expect(await readFile(join(folder, 'doc.txt'), 'utf8')).toBe('across devices')
+        expect(await listDir(folder)).toEqual(['doc.txt'])
+        expect(await listDir(dir)).toEqual([])
+      } finally {
+        await rm(folder, { recursive: true, force: true })
+      }
+    },
+  )
 })
 
 describe('except() with several indexes of one list', () => {
