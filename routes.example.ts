@@ -14,6 +14,8 @@ import {
   json,
   methodNotAllowed,
   noContent,
+  renderError,
+  silentLogger,
   temporaryUrlFor,
   tooManyRequests,
   unsupportedMediaType,
@@ -64,6 +66,27 @@ class ResourceController {
   options() {
     return noContent({ allow: 'OPTIONS, POST', 'access-control-allow-methods': 'OPTIONS, POST' })
   }
+}
+
+/**
+ * The catch-all fallback: 404 `{error, path}` with the headers every error response carries. A
+ * client that asks for problem+json or plain text gets that instead, as from any other error
+ * (DESIGN: "Error bodies are negotiated from Accept"), with `path` as an extra member.
+ */
+function fallback(req: FwRequest) {
+  const path = req.getPath()
+  const error = new HttpError(404, { body: { path } })
+  // The boundary's own negotiation decides: JSON stays {error, path}, anything else is rendered.
+  const rendered = renderError(error, {
+    accept: req.getHeaderLine('accept'),
+    path,
+    requestId: undefined,
+    debug: false,
+    log: silentLogger,
+  })
+  if (String(rendered.headers['content-type']).startsWith('application/json'))
+    return json({ error: 'Not Found', path }, 404, ERROR_HEADERS)
+  throw error
 }
 
 export default defineRoutes((r) => {
@@ -171,9 +194,5 @@ export default defineRoutes((r) => {
   })
 
   // Last, the catch-all fallback: 404 {error, path}, with the headers every error response carries.
-  r.get(
-    '/{path:.*}',
-    (req: FwRequest) => json({ error: 'Not Found', path: req.getPath() }, 404, ERROR_HEADERS),
-    'fallback',
-  )
+  r.get('/{path:.*}', fallback, 'fallback')
 })
