@@ -9,6 +9,7 @@
  * | `{name}`        | one non-empty segment                            | string      |
  * | `{name?}`       | an optional trailing segment                     | string/null |
  * | `{name:int}`    | 1–15 ASCII digits                                | number      |
+ * | `{name?:int}`   | an optional trailing int (any type: `?` after the name) | number/null |
  * | `{name:slug}`   | lowercase letters and digits joined by single `-` | string      |
  * | `{name:uuid}`   | 8-4-4-4-12 hex digits, any case                  | string      |
  * | `{name:hex}`    | hex digits, any case                             | string      |
@@ -17,6 +18,10 @@
  * | `{name:.+}`     | the rest of the path, non-empty                  | string      |
  *
  * Domain patterns use the same grammar with `.` as the separator (`{account}.example.com`).
+ *
+ * Refused because they silently mean something else: a type with a quantifier (`{n:int?}` is the
+ * regex "in" or "int"), and the `u`-flag escapes `\p{...}`, `\P{...}`, `\u{...}` in a regex
+ * (compiled without that flag, `\p{L}` is the text "p{L}"; see regex-constraint.ts).
  */
 import { FwError } from './errors.js'
 import { checkConstraint } from './regex-constraint.js'
@@ -78,7 +83,9 @@ export function parsePath(pattern: string): Segment[] {
   }
   const body = pattern.length > 1 && pattern.endsWith('/') ? pattern.slice(1, -1) : pattern.slice(1)
   if (body === '') return []
-  const segments = splitOutsideBraces(pattern, body, '/').map((raw) => parseSegment(pattern, raw))
+  const segments = splitOutsideBraces(pattern, body, '/').map((raw) =>
+    parseSegment(pattern, raw, false),
+  )
   checkSegmentOrder(pattern, segments)
   return segments
 }
@@ -90,13 +97,21 @@ export function parsePath(pattern: string): Segment[] {
 export function parseHost(pattern: string): Segment[] {
   const outside = stripParams(pattern)
   if (pattern === '' || outside.includes('/') || outside.includes(':')) {
-    throw patternError(pattern, 'a domain pattern is a host name without scheme, port or path')
+    throw patternError(
+      pattern,
+      'is not a domain: a domain pattern is a host name without scheme, port or path',
+      true,
+    )
   }
-  const segments = splitOutsideBraces(pattern, pattern, '.').map((raw) => {
-    const segment = parseSegment(pattern, raw)
+  const segments = splitOutsideBraces(pattern, pattern, '.', true).map((raw) => {
+    const segment = parseSegment(pattern, raw, true)
     if (segment.kind === 'static') return { kind: 'static' as const, value: raw.toLowerCase() }
     if (segment.optional || segment.type === 'catchall') {
-      throw patternError(pattern, 'domain parameters cannot be optional or catch-all')
+      throw patternError(
+        pattern,
+        `has an optional or catch-all parameter ("${segment.name}"), which a domain cannot have`,
+        true,
+      )
     }
     return segment
   })
@@ -109,22 +124,29 @@ export function paramNames(segments: readonly Segment[]): string[] {
   return segments.flatMap((s) => (s.kind === 'param' ? [s.name] : []))
 }
 
-function parseSegment(pattern: string, raw: string): Segment {
-  if (raw === '') throw patternError(pattern, 'has an empty segment ("//" or "..")')
+/** A path segment, or a domain label when `domain`. */
+function parseSegment(pattern: string, raw: string, domain: boolean): Segment {
+  if (raw === '') {
+    throw patternError(pattern, `has an empty segment (${domain ? '".."' : '"//"'})`, domain)
+  }
   if (!raw.includes('{') && !raw.includes('}')) {
-    return { kind: 'static', value: encodeLiteral(pattern, raw) }
+    return { kind: 'static', value: encodeLiteral(pattern, raw, domain) }
   }
   if (!raw.startsWith('{') || !raw.endsWith('}') || braceEnd(raw, 0) !== raw.length - 1) {
     throw new FwError(
       'FW_PATTERN_INVALID',
-      `Pattern "${pattern}": segment "${raw}" mixes text and a parameter`,
-      { hint: 'A parameter must span a whole segment; use a regex such as {file:[a-z]+\\.txt}.' },
+      `Pattern "${pattern}": ${domain ? 'label' : 'segment'} "${raw}" mixes text and a parameter`,
+      {
+        hint: domain
+          ? 'A parameter must span a whole label; use a regex such as {env:api-[a-z]+} (the value keeps the "api-").'
+          : 'A parameter must span a whole segment; use a regex such as {file:[a-z]+\\.txt}.',
+      },
     )
   }
-  return parseParam(pattern, raw.slice(1, -1))
+  return parseParam(pattern, raw.slice(1, -1), domain)
 }
 
-function parseParam(pattern: string, inner: string): ParamSegment {
+function parseParam(pattern: string, inner: string, domain: boolean): ParamSegment {
   const colon = inner.indexOf(':')
   let name = colon === -1 ? inner : inner.slice(0, colon)
   const spec = colon === -1 ? '' : inner.slice(colon + 1)
@@ -138,7 +160,7 @@ function parseParam(pattern: string, inner: string): ParamSegment {
     )
   }
   if (colon !== -1 && spec === '')
-    throw patternError(pattern, `parameter "${name}" has an empty type`)
+    throw patternError(pattern, `parameter "${name}" has an empty type`, domain)
   const base = { kind: 'param' as const, name, optional, allowEmpty: false }
   if (spec === '') return { ...base, type: 'string', regex: null }
   if ((BUILTIN_TYPES as readonly string[]).includes(spec)) {
@@ -146,10 +168,47 @@ function parseParam(pattern: string, inner: string): ParamSegment {
     return { ...base, type, regex: BUILTIN_REGEX[type] }
   }
   if (spec === '.*' || spec === '.+') {
-    if (optional) throw patternError(pattern, `catch-all "${name}" cannot also be optional`)
+    if (optional) throw patternError(pattern, `catch-all "${name}" cannot also be optional`, domain)
     return { ...base, type: 'catchall', regex: spec, allowEmpty: spec === '.*' }
   }
-  return { ...base, type: 'regex', regex: checkConstraint(pattern, name, spec) }
+  if (QUANTIFIED_TYPE.test(spec)) throw quantifiedType(pattern, inner, name, spec, domain)
+  return { ...base, type: 'regex', regex: checkConstraint(pattern, name, spec, domain) }
+}
+
+/** A built-in type's name and a quantifier, as a regex: `{n:int?}` is "in" or "int". */
+const QUANTIFIED_TYPE = /^(?:int|slug|uuid|hex)[?*+]$/
+
+/**
+ * `{n:int?}` reads as the regex `int?`, the text "in" or "int", which no one means: it is an
+ * optional int, spelt `{n?:int}`, written the wrong way round. The same for `*`, `+` and the
+ * other types. Regexes that merely look alike (`ints?`, `(?:int)?`, `[a-z]+?`) still build.
+ */
+function quantifiedType(
+  pattern: string,
+  inner: string,
+  name: string,
+  spec: string,
+  domain: boolean,
+): FwError {
+  const type = spec.slice(0, -1)
+  const [stem, last] = [type.slice(0, -1), type.slice(-1)]
+  const text = {
+    '?': `"${stem}" or "${type}"`,
+    '*': `"${stem}", "${type}", "${type}${last}"...`,
+    '+': `"${type}", "${type}${last}"...`,
+  }[spec.slice(-1)]
+  const meant = spec.endsWith('?')
+    ? `an optional ${type}`
+    : `${type === 'int' ? 'an' : 'a'} ${type}`
+  return new FwError(
+    'FW_PATTERN_INVALID',
+    `Pattern "${pattern}": {${inner}} is the regex ${spec}, matching the text ${text}, not ${meant} parameter`,
+    {
+      hint: domain
+        ? `Write {${name}:${type}}: a domain parameter is one whole label and cannot be optional (register the hosts without that label in a group of their own).`
+        : `Write {${name}?:${type}} for an optional ${type} (the "?" goes after the name; the last segment, null when absent), or {${name}:${type}} for a required one.`,
+    },
+  )
 }
 
 function checkSegmentOrder(pattern: string, segments: Segment[]): void {
@@ -204,17 +263,22 @@ export function checkUniqueNames(pattern: string, segments: readonly Segment[]):
 }
 
 /** Splits on `separator` except inside `{...}` (regexes may contain separators and braces). */
-function splitOutsideBraces(pattern: string, body: string, separator: string): string[] {
+function splitOutsideBraces(
+  pattern: string,
+  body: string,
+  separator: string,
+  domain = false,
+): string[] {
   const parts: string[] = []
   let start = 0
   for (let i = 0; i < body.length; i++) {
     const c = body[i]
     if (c === '{') {
       const end = braceEnd(body, i)
-      if (end === -1) throw patternError(pattern, 'has an unclosed "{"')
+      if (end === -1) throw patternError(pattern, 'has an unclosed "{"', domain)
       i = end
     } else if (c === '}') {
-      throw patternError(pattern, 'has a "}" without its "{"')
+      throw patternError(pattern, 'has a "}" without its "{"', domain)
     } else if (c === separator) {
       parts.push(body.slice(start, i))
       start = i + 1
@@ -240,14 +304,14 @@ function braceEnd(text: string, open: number): number {
 }
 
 /** Percent-encodes what a client would encode, keeping valid `%XX` escapes (uppercased). */
-function encodeLiteral(pattern: string, raw: string): string {
+function encodeLiteral(pattern: string, raw: string, domain: boolean): string {
   let out = ''
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i] as string
     if (c === '%') {
       const hex = raw.slice(i + 1, i + 3)
       if (!/^[0-9A-Fa-f]{2}$/.test(hex))
-        throw patternError(pattern, `has a malformed escape "%${hex}"`)
+        throw patternError(pattern, `has a malformed escape "%${hex}"`, domain)
       // RFC 3986 normal form, as the matcher normalizes request paths: `%41` is `A`, `%c3` is `%C3`.
       const char = String.fromCharCode(parseInt(hex, 16))
       out += UNRESERVED.test(char) ? char : '%' + hex.toUpperCase()
@@ -255,7 +319,7 @@ function encodeLiteral(pattern: string, raw: string): string {
     } else if (isSurrogate(c.charCodeAt(0))) {
       // A character outside the BMP (an emoji) is two UTF-16 units: encode them together.
       const pair = raw.slice(i, i + 2)
-      if (pair.codePointAt(0)! <= 0xffff) throw loneSurrogate(pattern, c)
+      if (pair.codePointAt(0)! <= 0xffff) throw loneSurrogate(pattern, c, domain)
       out += encodeURIComponent(pair)
       i++
     } else {
@@ -271,13 +335,17 @@ function isSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdfff
 }
 
-function loneSurrogate(pattern: string, unit: string): FwError {
+function loneSurrogate(pattern: string, unit: string, domain: boolean): FwError {
   const code = unit.charCodeAt(0).toString(16).toUpperCase()
   const shown = pattern.replace(LONE_SURROGATE, '\ufffd')
   return new FwError(
     'FW_PATTERN_INVALID',
     `Pattern "${shown}" has half a UTF-16 surrogate pair (\\u${code}), which is not a character`,
-    { hint: 'Write the whole character, or its UTF-8 escapes (😀 is %F0%9F%98%80).' },
+    {
+      hint: domain
+        ? 'Write the whole character, or the label in its ASCII (punycode) form.'
+        : 'Write the whole character, or its UTF-8 escapes (😀 is %F0%9F%98%80).',
+    },
   )
 }
 
@@ -295,9 +363,11 @@ function stripParams(pattern: string): string {
   return out
 }
 
-function patternError(pattern: string, problem: string): FwError {
+function patternError(pattern: string, problem: string, domain = false): FwError {
   return new FwError('FW_PATTERN_INVALID', `Pattern "${pattern}" ${problem}`, {
-    hint: 'See the path parameter syntax in the README: {name}, {name?}, {name:int}, {name:.*} ...',
+    hint: domain
+      ? 'A domain pattern is a host name whose labels are each text or one parameter, such as {account}.example.com or {id:int}.example.com; no scheme, port or path, no optional or catch-all parameters.'
+      : 'See the path parameter syntax in the README: {name}, {name?}, {name:int}, {name?:int}, {name:.*} ...',
   })
 }
 

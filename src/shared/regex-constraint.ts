@@ -9,7 +9,7 @@ import {
   canMatchSegment,
   type BacktrackingRisk,
 } from './regex-safety.js'
-import { topLevelAlternatives } from './regex-syntax.js'
+import { topLevelAlternatives, unicodeModeEscape } from './regex-syntax.js'
 
 const SLASH = 47
 
@@ -17,13 +17,19 @@ const SLASH = 47
 const checkedRegexes = new Map<string, string>()
 
 /**
- * Checks the custom regex `spec` of parameter `name` in `pattern`: it must compile, be unable to
- * backtrack catastrophically (regex-safety.ts) and be able to match a segment. Returns the source
- * to match, without the segment anchors it implies.
+ * Checks the custom regex `spec` of parameter `name` in `pattern` (a path, or a domain when
+ * `domain`): it must compile, mean the same without the `u` flag, be unable to backtrack
+ * catastrophically (regex-safety.ts) and be able to match a segment. Returns the source to match,
+ * without the segment anchors it implies.
  * @example
  * checkConstraint('/a/{x:^ab$}', 'x', '^ab$') // 'ab'
  */
-export function checkConstraint(pattern: string, name: string, spec: string): string {
+export function checkConstraint(
+  pattern: string,
+  name: string,
+  spec: string,
+  domain = false,
+): string {
   const known = checkedRegexes.get(spec)
   if (known !== undefined) return known
   try {
@@ -35,6 +41,7 @@ export function checkConstraint(pattern: string, name: string, spec: string): st
       { hint: 'Check the regex syntax; it is a JavaScript regular expression.' },
     )
   }
+  checkNoUnicodeModeEscape(pattern, name, spec, domain)
   const source = stripSegmentAnchors(spec)
   const risk = backtrackingRisk(source)
   if (risk !== null) {
@@ -48,6 +55,37 @@ export function checkConstraint(pattern: string, name: string, spec: string): st
   checkMatchesSegment(pattern, name, spec, source)
   checkedRegexes.set(spec, source)
   return source
+}
+
+const UNICODE_MEANING: Readonly<Record<string, string>> = {
+  p: 'a Unicode property',
+  P: 'a negated Unicode property',
+  u: 'a code point',
+}
+
+/**
+ * Rejects `\p{...}`, `\P{...}` and `\u{...}`: constraints are compiled without the `u` flag (and
+ * tested against the percent-encoded path, or the ASCII Host), where `\p{L}` silently matches the
+ * text "p{L}".
+ */
+function checkNoUnicodeModeEscape(
+  pattern: string,
+  name: string,
+  spec: string,
+  domain: boolean,
+): void {
+  const escape = unicodeModeEscape(spec)
+  if (escape === null) return
+  const letter = escape[1]!
+  throw new FwError(
+    'FW_PATTERN_INVALID',
+    `Pattern "${pattern}": the regex of "${name}" uses ${escape}, which needs the "u" flag: constraints are compiled without it, where it matches a plain "${letter}", not ${UNICODE_MEANING[letter]}`,
+    {
+      hint: domain
+        ? `A domain constraint is tested against the Host in its ASCII form, where a non-ASCII label arrives as punycode (café is xn--caf-dma): match that ({${name}:[a-z0-9-]+}), or take {${name}} and check the value in the handler.`
+        : `A constraint is tested against the percent-encoded path, where a non-ASCII character arrives as %XX escapes (é is %C3%A9): match the escapes ({${name}:(?:[a-z]|%[0-9A-F]{2})+}), or take any segment ({${name}:[^/]+}) and check the decoded value in the handler.`,
+    },
+  )
 }
 
 const RISKS: Readonly<Record<BacktrackingRisk, readonly [problem: string, hint: string]>> = {

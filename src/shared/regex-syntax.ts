@@ -118,6 +118,21 @@ export function parseRegex(source: string): RegexNode {
   return new RegexReader(source).read()
 }
 
+/**
+ * The first escape of `source` that only the `u` flag gives a meaning, as written (`\p{L}`), or
+ * null. Constraints are compiled without that flag, where `\p{L}` is the text "p{L}", `\u{1F600}`
+ * the text "u{1F600}" and `\u{2}` is "uu". Inside a character class too; an escaped backslash
+ * (`\\p{L}`: a backslash, then "p{L}") is not one.
+ * @example
+ * unicodeModeEscape('[\\p{L}-]+') // '\\p{L}'
+ * unicodeModeEscape('\\\\p{L}') // null
+ */
+export function unicodeModeEscape(source: string): string | null {
+  const reader = new RegexReader(source)
+  reader.read()
+  return reader.unicodeModeEscape
+}
+
 /** The source's top-level alternatives (`a|b(c|d)` gives `a` and `b(c|d)`). */
 export function topLevelAlternatives(source: string): string[] {
   const parts: string[] = []
@@ -145,6 +160,8 @@ class RegexReader {
   #i = 0
   readonly #groups: number
   readonly #named: boolean
+  /** The first `\p{`, `\P{` or `\u{` escape read, up to its `}` (see unicodeModeEscape). */
+  unicodeModeEscape: string | null = null
 
   constructor(source: string) {
     this.#s = source
@@ -232,6 +249,10 @@ class RegexReader {
 
   /** The characters of `\<e>` (`e` read), inside a class or not. */
   #escapedChars(e: string, inClass: boolean): CharSet {
+    if ((e === 'p' || e === 'P' || e === 'u') && this.#s[this.#i] === '{') {
+      const close = this.#s.indexOf('}', this.#i)
+      this.unicodeModeEscape ??= this.#s.slice(this.#i - 2, close === -1 ? this.#i + 1 : close + 1)
+    }
     if (e in CLASS_ESCAPES) return CLASS_ESCAPES[e]!
     if (e in CONTROL_ESCAPES) return single(CONTROL_ESCAPES[e]!)
     if (inClass && e === 'b') return single(8)
