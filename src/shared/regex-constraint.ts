@@ -7,6 +7,7 @@ import {
   backtrackingRisk,
   canConsume,
   canMatchSegment,
+  NOT_SLASH,
   type BacktrackingRisk,
 } from './regex-safety.js'
 import { topLevelAlternatives, unicodeModeEscape } from './regex-syntax.js'
@@ -119,20 +120,28 @@ function stripSegmentAnchors(source: string): string {
 
 /** Rejects a constraint no segment can satisfy: its route could never match. */
 function checkMatchesSegment(pattern: string, name: string, spec: string, source: string): void {
-  let problem: string | null = null
-  if (!canMatchSegment(source, false)) {
-    problem =
-      'can never match a segment: it needs a "/" (or matches only ""), and a parameter spans one segment'
+  const several = `To take several segments, make the last segment a catch-all ({${name}:.*} or {${name}:.+}) and check the value in the handler; "^" and "$" belong only at the ends, where they are implied.`
+  let problem: readonly [string, string] | null = null
+  if (!canMatchSegment(source, false, NOT_SLASH)) {
+    problem = [
+      'can never match a segment: it needs a "/" (or matches only ""), and a parameter spans one segment',
+      several,
+    ]
+  } else if (!canMatchSegment(source, false)) {
+    problem = [
+      'can never match a segment: it needs a character a request path never holds as such (a space, a control or non-ASCII character arrives %-encoded: é is %C3%A9)',
+      `Write the escapes into the regex ({${name}:caf%C3%A9}, %20 for a space), or take {${name}} and check the decoded value in the handler.`,
+    ]
   } else if (!canConsume(source, SLASH) && !canMatchSegment(source, true)) {
-    problem =
-      'can never match a segment: its "^" is tested against the whole path, where it only matches before the first "/"'
+    problem = [
+      'can never match a segment: its "^" is tested against the whole path, where it only matches before the first "/"',
+      several,
+    ]
   }
   if (problem === null) return
   throw new FwError(
     'FW_REGEX_NEVER_MATCHES',
-    `Pattern "${pattern}": the regex of "${name}" (${spec}) ${problem}`,
-    {
-      hint: `To take several segments, make the last segment a catch-all ({${name}:.*} or {${name}:.+}) and check the value in the handler; "^" and "$" belong only at the ends, where they are implied.`,
-    },
+    `Pattern "${pattern}": the regex of "${name}" (${spec}) ${problem[0]}`,
+    { hint: problem[1] },
   )
 }

@@ -55,12 +55,26 @@ export function backtrackingRisk(source: string): BacktrackingRisk | null {
 }
 
 /**
- * Whether the regex matches some non-empty text without a `/` (a path segment). With
- * `caretFails`, `^` never matches (tested in place on the path, a segment never starts it).
+ * What a path segment can hold as the matcher sees it: printable ASCII but `/`. Node refuses a
+ * request target holding a space, a control or a non-ASCII byte, so those arrive %-encoded.
+ */
+export const SEGMENT_CHARS: CharSet = [0x21, SLASH - 1, SLASH + 1, 0x7e]
+/** Any character but `/`: what a segment is by its boundaries alone. */
+export const NOT_SLASH: CharSet = [0, SLASH - 1, SLASH + 1, 0xffff]
+
+/**
+ * Whether the regex matches some non-empty text of `alphabet` (a path segment's characters by
+ * default). With `caretFails`, `^` never matches (tested in place on the path, a segment never
+ * starts it).
  * @example
  * canMatchSegment('a/b', false) // false
+ * canMatchSegment('caf\u00e9', false) // false: é arrives as %C3%A9
  */
-export function canMatchSegment(source: string, caretFails: boolean): boolean {
+export function canMatchSegment(
+  source: string,
+  caretFails: boolean,
+  alphabet: CharSet = SEGMENT_CHARS,
+): boolean {
   const automaton = new Automaton({ steps: 0 }, caretFails)
   let root: Fragment
   try {
@@ -69,8 +83,7 @@ export function canMatchSegment(source: string, caretFails: boolean): boolean {
     if (error instanceof TooComplex) return true
     throw error
   }
-  const usable = (p: number): boolean =>
-    intersect(automaton.sets[p]!, [0, SLASH - 1, SLASH + 1, 0xffff]).length > 0
+  const usable = (p: number): boolean => intersect(automaton.sets[p]!, alphabet).length > 0
   const reached = new Set(root.first.filter(usable))
   const queue = [...reached]
   for (let p = queue.pop(); p !== undefined; p = queue.pop()) {

@@ -30,6 +30,9 @@ describe('fw route:cache build rejects', () => {
     ['/a/{x:(a|aa)+}', 'FW_REGEX_UNSAFE'],
     ['/a/{x:a*a*a*b}', 'FW_REGEX_UNSAFE'],
     ['/a/{x:a/b}', 'FW_REGEX_NEVER_MATCHES'],
+    // A request path never holds a raw non-ASCII character or whitespace: é arrives as %C3%A9.
+    ['/a/{x:café}', 'FW_REGEX_NEVER_MATCHES'],
+    ['/a/{x:\\\\s+}', 'FW_REGEX_NEVER_MATCHES'],
     ['/z/\\ud83d', 'FW_PATTERN_INVALID'],
   ])('%s with %s, as one line at routes.ts:3', async (path, code) => {
     const dir = makeProject({ 'routes.ts': routes('/ok') })

@@ -135,6 +135,12 @@ describe('canMatchSegment', () => {
     ['/?a', false, true],
     ['a^b', true, false],
     ['(?:^a|b)', true, true],
+    // What a request path holds as such: printable ASCII (é, a space arrive %-encoded).
+    ['caf\u00e9', false, false],
+    ['caf(?:\u00e9|%C3%A9)', false, true],
+    ['\\s+', false, false],
+    ['a\\s*b', false, true],
+    ['[a-z ]+', false, true],
   ])('%s (caret fails: %s) → %s', (source, caretFails, expected) => {
     expect(canMatchSegment(source, caretFails)).toBe(expected)
   })
