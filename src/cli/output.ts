@@ -38,8 +38,10 @@ function onWriteError(this: NodeJS.WriteStream, error: NodeJS.ErrnoException): v
   closed.add(this)
 }
 
-// How long a finished command waits for the process to end by itself before ending it.
-const EXIT_GRACE_MS = 200
+// How long a finished command waits for the process to end by itself before ending it. Not less:
+// a registration the routes file makes late (after a database query it started, from a timer) is
+// reported as FW_ROUTES_LATE when it comes, and exit 1 then replaces this exit.
+const EXIT_GRACE_MS = 3000
 
 /**
  * Ends the process with `code` once stdout and stderr are flushed, when something the routes file

@@ -146,6 +146,22 @@ describe('a registration made after the routes function returned', () => {
     expect(result.stderr).not.toMatch(/^\s+at /m)
   })
 
+  it('also from a timer that fires a second later, as after a slow database query', async () => {
+    const dir = makeProject({
+      'routes.ts': `export default (r) => {\n  r.get('/a', () => 'a')\n  setTimeout(() => r.get('/b', () => 'b'), 1000)\n}\n`,
+    })
+    const result = await runFw(
+      ['route:cache', 'build', '--routes', 'routes.ts', '--cache', 'cache'],
+      {
+        cwd: dir,
+      },
+    )
+    expect(result.code).toBe(1)
+    expect(lines(result.stderr)[0]).toMatch(
+      /^error routes\.ts:3:\d+: get\("\/b"\) was called after/,
+    )
+  })
+
   it('throws from every registering call of a collected registrar and its routes', () => {
     let saved = undefined as Registrar | undefined
     let route = undefined as ReturnType<Registrar['get']> | undefined
