@@ -136,6 +136,17 @@ function describe(value: unknown): string {
   return typeof value === 'function' ? 'a function' : `${typeof value} ${String(value)}`
 }
 
+/**
+ * Where `key` is written in the config file `config` was read from (see keyLocation), or
+ * undefined for a config readConfig did not read (no config file).
+ * @example
+ * configKeyLocation(config, 'kernel') // { file: 'fw.config.ts', line: 4, column: 3 }
+ */
+export function configKeyLocation(config: FwConfig, key: string): SourceLocation | undefined {
+  const file = configFiles.get(config)
+  return file === undefined ? undefined : keyLocation(file, key)
+}
+
 /** Where `key` is written in the config file (its first `key:`), else line 1. */
 function keyLocation(file: string, key: string): SourceLocation {
   let lines: string[] = []

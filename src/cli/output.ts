@@ -2,6 +2,7 @@
 import pc from 'picocolors'
 import { FwError, formatLocation } from '../shared/errors.js'
 import { escapeControls } from '../shared/escape-controls.js'
+import { listenAsFw } from '../shared/process-listeners.js'
 
 export interface Output {
   out: (text: string) => void
@@ -69,25 +70,28 @@ let strayErrorsPrinted = false
  * Prints an FwError thrown outside the command's own promises, such as a routes file registering
  * from a timer after its function returned (FW_ROUTES_LATE), as every error is printed: one line
  * and a hint, exit 1, instead of Node's raw stack. Anything else keeps Node's default (rethrown).
+ * It stands in for Node's default, so it steps aside, as Node's default does, while something
+ * else listens for the event: `fw serve` once it serves (its app's logger logs the error, see
+ * src/serve/crash.ts), or the app's own listener.
  * @example
  * printStrayErrors(stdio, isDebug(argv)) // in main(), before the command runs
  */
 export function printStrayErrors(output: Output, debug: boolean): void {
   if (strayErrorsPrinted) return
   strayErrorsPrinted = true
-  const onStray = (error: unknown): void => {
+  const events = ['uncaughtException', 'unhandledRejection'] as const
+  const listeners = events.map((event) => (error: unknown) => {
+    if (process.listenerCount(event) > 1) return
     if (error instanceof FwError) {
       printError(output, error, debug)
       process.exit(1)
     }
-    process.off('uncaughtException', onStray)
-    process.off('unhandledRejection', onStray)
+    events.forEach((name, i) => process.off(name, listeners[i]!))
     setImmediate(() => {
       throw error
     })
-  }
-  process.on('uncaughtException', onStray)
-  process.on('unhandledRejection', onStray)
+  })
+  events.forEach((event, i) => listenAsFw(event, listeners[i]!))
 }
 
 export function isDebug(argv: readonly string[]): boolean {

@@ -9,7 +9,8 @@ import { Kernel } from '../runtime/kernel.js'
 import type { Registrar } from '../define/registrar.js'
 import { configFileThatSet } from '../shared/config-markers.js'
 import { count } from '../shared/count.js'
-import { FwError } from '../shared/errors.js'
+import { FwError, type SourceLocation } from '../shared/errors.js'
+import { CRASH_DRAIN_MS, listenForCrash } from './crash.js'
 import { serveLogger } from './dev-logger.js'
 import { startServer } from './server.js'
 import { drain, exitIfLeftOpen, listenForStop } from './shutdown.js'
@@ -32,6 +33,8 @@ export interface ServeOptions {
   workers: number
   /** Extra kernel options (from fw.config.ts `kernel`). */
   kernel?: Partial<KernelOptions>
+  /** Where those are written (the config file's `kernel` key): boot errors about them name it. */
+  kernelSource?: SourceLocation | undefined
   say: (line: string) => void
   warn: (line: string) => void
   onError: (error: unknown) => void
@@ -63,6 +66,9 @@ async function serveOne(options: ServeOptions): Promise<void> {
   const port =
     cluster.isWorker && process.env[WORKER_PORT] ? Number(process.env[WORKER_PORT]) : options.port
   const server = await startServer(kernel, { ...options, port })
+  // From here an error the app leaves uncaught is logged by the app's logger, then ends the
+  // process after a short drain (crash.ts), instead of Node's raw crash.
+  const crash = listenForCrash(() => kernel.log)
   useServerUrl(kernel, server.url)
   const swapTo = async (register: (r: Registrar) => void): Promise<void> => {
     const next = await boot(options, register)
@@ -88,7 +94,13 @@ async function serveOne(options: ServeOptions): Promise<void> {
     )
   }
   const stop = listenForStop()
-  const signal = await stop.received
+  const signal = await Promise.race([stop.received, crash.received.then(() => null)])
+  if (signal === null) {
+    // Logged by listenForCrash; a supervisor (or the --workers primary) starts a fresh process.
+    await watcher?.close()
+    await drain(server, stop, options.warn, { ms: CRASH_DRAIN_MS, after: 'the crash' })
+    process.exit(1)
+  }
   // The primary speaks for its workers.
   if (!cluster.isWorker) options.warn(stoppingLine(signal))
   await watcher?.close()
@@ -120,12 +132,45 @@ async function build(options: ServeOptions): Promise<(r: Registrar) => void> {
 async function boot(options: ServeOptions, register: (r: Registrar) => void): Promise<Kernel> {
   const env = options.kernel?.env ?? process.env.APP_ENV ?? 'development'
   const log = options.kernel?.log ?? serveLogger(env, process.stdout.isTTY === true)
-  return Kernel.boot({
-    ...options.kernel,
-    ...(log === null ? {} : { log }),
-    routeCache: options.cache,
-    register,
+  try {
+    return await Kernel.boot({
+      ...options.kernel,
+      ...(log === null ? {} : { log }),
+      routeCache: options.cache,
+      register,
+    })
+  } catch (error) {
+    throw inKernelSource(error, options)
+  }
+}
+
+/**
+ * A boot error about the kernel options (an unknown matcher, a log option without error(), a
+ * service provider that is none or fails) names where they are written, the config file's
+ * `kernel` key, as the CLI does for every user error. Those are the FW_SERVE_CONFIG errors with
+ * no place of their own (the JWT_SECRET ones are checked before boot, by checkProductionSecret),
+ * and other errors whose message starts with the name of an option given there
+ * (`errorRendererTimeoutMs must be …`).
+ */
+function inKernelSource(error: unknown, options: ServeOptions): unknown {
+  const where = options.kernelSource
+  if (where === undefined || !(error instanceof Error)) return error
+  const about =
+    error instanceof FwError
+      ? error.code === 'FW_SERVE_CONFIG' && error.location === undefined
+      : Object.keys(options.kernel ?? {}).some((key) => error.message.startsWith(`${key} `))
+  if (!about) return error
+  const hint = `Fix kernel in ${where.file} (run with --debug for the stack).`
+  if (!(error instanceof FwError))
+    return new FwError('FW_SERVE_CONFIG', error.message, { hint, location: where, cause: error })
+  // The same error, placed: its stack and cause (a provider's own error) stay what --debug shows.
+  const placed = new FwError(error.code, error.message, {
+    hint: error.hint ?? hint,
+    location: where,
+    cause: error.cause,
   })
+  placed.stack = error.stack
+  return placed
 }
 
 /** DESIGN.md: in production (APP_ENV, or the kernel's env option), no start without a JWT_SECRET of at least 32 bytes. */

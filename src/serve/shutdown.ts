@@ -49,12 +49,13 @@ export function listenForStop(): StopSignal {
 
 /**
  * Stops accepting connections and waits for the in-flight requests, cutting them off after
- * DRAIN_MS or when `stop.onInterruptAgain` fires.
+ * `limit.ms` (DRAIN_MS after a stop signal) or when `stop.onInterruptAgain` fires.
  */
 export async function drain(
   server: RunningServer,
   stop: StopSignal,
   warn: (line: string) => void,
+  limit = { ms: DRAIN_MS, after: 'the stop signal' },
 ): Promise<void> {
   let cut = false
   const cutOff = (why: string): void => {
@@ -64,7 +65,7 @@ export async function drain(
     server.server.closeAllConnections()
   }
   // Idle connections are closed as they turn idle (server.close): what is left is still working.
-  const timer = setTimeout(() => cutOff(`${DRAIN_MS / 1000} s after the stop signal`), DRAIN_MS)
+  const timer = setTimeout(() => cutOff(`${limit.ms / 1000} s after ${limit.after}`), limit.ms)
   timer.unref()
   stop.onInterruptAgain(() => cutOff('at the second Ctrl-C'))
   await server.close()

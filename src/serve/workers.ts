@@ -13,6 +13,9 @@ import type { Registrar } from '../define/registrar.js'
 import { MANIFEST_FILE, ROUTES_ENTRY_FILE, type Manifest } from '../shared/cache-format.js'
 import { count } from '../shared/count.js'
 import { FwError } from '../shared/errors.js'
+import type { Logger } from '../runtime/types.js'
+import { listenForCrash } from './crash.js'
+import { serveLogger } from './dev-logger.js'
 import { listenError } from './server.js'
 import { exitIfLeftOpen, listenForStop } from './shutdown.js'
 import type { ServeOptions } from './serve.js'
@@ -110,7 +113,15 @@ export async function runPrimary(options: ServeOptions): Promise<void> {
     `fw serve → http://${shownHost}:${port}  (${count(manifest.routeCount, 'route')}, ${env}, ${options.workers} workers${options.watch ? ', watching' : ''})`,
   )
   const stop = listenForStop()
-  const signal = await stop.received
+  // The primary ran the routes and config files too: what they leave uncaught ends it as it ends
+  // a worker (crash.ts), its workers stopped first.
+  const crash = listenForCrash(await primaryLogger(options))
+  const signal = await Promise.race([stop.received, crash.received.then(() => null)])
+  if (signal === null) {
+    await watcher?.close()
+    await pool.stop()
+    process.exit(1)
+  }
   options.warn(stoppingLine(signal))
   // Ctrl-C twice where only the primary got the first (kill -INT): the workers cut off too.
   stop.onInterruptAgain(() => pool.signal('SIGINT'))
@@ -120,6 +131,18 @@ export async function runPrimary(options: ServeOptions): Promise<void> {
   // The primary ran the routes file (and the config file) too: a timer or connection they opened
   // would keep it running, its workers gone, until killed.
   exitIfLeftOpen('the workers stopped', options.warn)
+}
+
+/** The logger the workers' kernels get (serve.ts), for the primary's own errors. */
+async function primaryLogger(options: ServeOptions): Promise<() => Logger> {
+  const { createLogger, guardLogger } = await import('../runtime/logger.js')
+  const env = options.kernel?.env ?? process.env.APP_ENV ?? 'development'
+  const given = options.kernel?.log
+  const log =
+    given !== undefined
+      ? guardLogger(given)
+      : (serveLogger(env, process.stdout.isTTY === true) ?? createLogger(env))
+  return () => log
 }
 
 /** What the first stop signal prints. */

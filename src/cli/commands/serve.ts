@@ -1,7 +1,7 @@
 /** `fw serve`: run the app (see src/serve/serve.ts). */
 import type { Command } from 'commander'
 import pc from 'picocolors'
-import { applyConfigEnv, readConfig, resolvePaths } from '../config.js'
+import { applyConfigEnv, configKeyLocation, readConfig, resolvePaths } from '../config.js'
 import { configFileThatSet } from '../../shared/config-markers.js'
 import { FwError } from '../../shared/errors.js'
 import { isDebug, printError, type Output } from '../output.js'
@@ -57,6 +57,7 @@ export function registerServeCommand(program: Command, output: Output): void {
         watch: flags.watch ?? false,
         workers,
         kernel: config.kernel ?? {},
+        kernelSource: config.kernel === undefined ? undefined : configKeyLocation(config, 'kernel'),
         say: (line) => output.out(pc.green(line)),
         warn: (line) => output.err(pc.yellow(line)),
         onError: (error) => printError(output, error, debug),

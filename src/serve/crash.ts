@@ -1,0 +1,57 @@
+/**
+ * How `fw serve` ends when the app throws where nothing catches it: a timer's or an event's
+ * callback that throws, a promise rejected with nobody to handle it. As Node does by default
+ * (unhandled rejections included, since Node 15), the process exits with code 1, since its state
+ * is no longer known to be sound; before that the error is logged once through the app's logger
+ * (a JSON line in production, with credentials redacted), the server stops accepting and the
+ * requests in flight get CRASH_DRAIN_MS to finish. A supervisor (systemd, Kubernetes, the
+ * --workers primary) then starts a fresh process. An app that listens for the event itself
+ * decides instead, as without fw.
+ */
+import type { Logger } from '../runtime/types.js'
+import { appListens, listenAsFw } from '../shared/process-listeners.js'
+
+/**
+ * Shorter than the drain after a stop signal (10 s): a single process stops listening for the
+ * whole drain, and only a fresh one listens again.
+ */
+export const CRASH_DRAIN_MS = 2_000
+
+export interface CrashSignal {
+  /** Resolves with the first uncaught exception or unhandled rejection. */
+  received: Promise<unknown>
+}
+
+const MESSAGES = {
+  uncaughtException: 'Uncaught exception: the server stops (exit code 1)',
+  unhandledRejection: 'Unhandled promise rejection: the server stops (exit code 1)',
+} as const
+
+/**
+ * Listens for uncaught exceptions and unhandled rejections from now on: each is logged through
+ * `log()` (the current kernel's logger), and the first resolves `received`. Listening keeps Node
+ * from ending the process itself; the caller drains
+ * and exits. The listeners stay for the process's life: an error during that drain, or during a
+ * stop by signal, is logged too.
+ * @example
+ * const crash = listenForCrash(() => kernel.log)
+ * await crash.received // then drain and process.exit(1)
+ */
+export function listenForCrash(log: () => Logger): CrashSignal {
+  let resolve!: (error: unknown) => void
+  const received = new Promise<unknown>((r) => (resolve = r))
+  for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
+    const listener = (error: unknown): void => {
+      // An app that listens for the event itself decides, as it would without fw.
+      if (appListens(event)) return
+      try {
+        log().error({ err: error }, MESSAGES[event])
+      } catch {
+        // A logger that throws must not turn one crash into a loop of them.
+      }
+      resolve(error)
+    }
+    listenAsFw(event, listener)
+  }
+  return { received }
+}
