@@ -52,6 +52,9 @@ export async function planFile(request: FwRequest, validators: FileValidators): 
 async function planRange(request: FwRequest, validators: FileValidators): Promise<FilePlan> {
   const header = request.getHeaderLine('range')
   if (header === '' || !ifRangeHolds(request.getHeaderLine('if-range'), validators)) return WHOLE
+  // An empty file has no byte to point at, yet a suffix (`-500`, "the last 500") is satisfiable
+  // (RFC 9110 §14.1.1): no 206 can state it, so the whole, empty file, not a 416.
+  if (validators.size === 0) return WHOLE
   const parse = await (rangeModule ??= loadRangeParser())
   const ranges = parse(validators.size, clampSuffixes(header, validators.size), { combine: true })
   if (ranges === -1) return { status: 416 }

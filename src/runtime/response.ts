@@ -56,7 +56,7 @@ export class FwResponse {
   /** A copy with one header set (replacing any previous value of that name). */
   withHeader(name: string, value: string | string[]): FwResponse {
     const lower = lowerName(name)
-    if (sizedByFw(this.body) && isFraming(lower)) return this
+    if (isFraming(lower) && (lower === TE || sizedByFw(this.body))) return this
     const added = this.#added
     if (this.#has(lower)) {
       // Not a spread: V8 made a new hidden class for every spread copy here (measured in callgrind).
@@ -111,13 +111,22 @@ export class FwResponse {
     const added = response.#added
     const body = response.body
     const status = response.status
+    // A 1xx is an interim answer: the client would wait for a final one that never comes, or
+    // read the next request's answer as this one's (101: as another protocol). 600+ is no status.
+    if (!(status >= 200 && status <= 599)) throw new RangeError(`Invalid response status ${status}`)
+    // A stream's length that is no number of bytes fits no body: a 500 now, not a cut connection.
+    if (body instanceof Readable && !/^\d+$/.test(response.header('content-length') ?? '0'))
+      throw new RangeError('A streamed body declares a Content-Length that is no number of bytes')
     // No Content-Length on a 204 or 304, which send no content (RFC 9110 §8.6). A response with
-    // no body (a redirect) says 0: without a length Node would frame it as chunked.
+    // no body (a redirect) says 0: without a length Node would frame it as chunked; with a
+    // caller's other length (headers copied from another response) the client would wait for
+    // bytes that never come, or take the next answer on the connection for them.
+    if (body === null && status !== 204 && status !== 304 && response.#has('content-length'))
+      return lengthZero(response.headers)
     const length =
       (typeof body === 'string' || body instanceof Uint8Array || body === null) &&
       status !== 204 &&
       status !== 304 &&
-      status >= 200 &&
       !response.#has('content-length')
         ? body === null
           ? '0'
@@ -159,6 +168,14 @@ export class FwResponse {
     const value = this.headers[name.toLowerCase()]
     return Array.isArray(value) ? value.join(', ') : value
   }
+}
+
+/** `headers` as a flat list, with `content-length: 0` for whatever length they state. */
+function lengthZero(headers: Readonly<HeaderMap>): (string | string[])[] {
+  const list: (string | string[])[] = []
+  for (const name in headers) if (name !== 'content-length') list.push(name, headers[name]!)
+  list.push('content-length', '0')
+  return list
 }
 
 /** Sets the (name, value, ...) pairs of `added` on `into`. */
@@ -303,28 +320,34 @@ export function view(name: string, data: Record<string, unknown> = {}, status = 
   })
 }
 
-/** Copies `headers` into `into` with lowercase names. */
-/** `headers` set on `into` by lowercase name; without the framing ones when `unframed`. */
+/**
+ * `headers` set on `into` by lowercase name; never Transfer-Encoding, nor Content-Length when
+ * `unframed`.
+ */
 function lowerKeys(headers: HeaderMap, into: HeaderMap, unframed = false): HeaderMap {
   for (const name in headers) {
     const lower = name.toLowerCase()
-    if (!unframed || !isFraming(lower)) into[lower] = headers[name]!
+    if (!isFraming(lower) || (!unframed && lower !== TE)) into[lower] = headers[name]!
   }
   return into
 }
 
 /**
  * Whether fw frames a response with `body` itself: a string or bytes are sent with their own
- * Content-Length (wireHeaders). A caller's Content-Length or Transfer-Encoding (headers copied
- * from a proxied upstream response, say) is then dropped: sent with a body of another length,
- * the client would read the excess as the next response (response splitting) or wait for bytes
- * that never come. A stream keeps a declared length (a file's size); the node adapter holds
- * the stream to it.
+ * Content-Length (wireHeaders). A caller's Content-Length or
+ * Transfer-Encoding (headers copied from a proxied upstream response, say) is then dropped: sent
+ * with a body of another length, the client would read the excess as the next response (response
+ * splitting) or wait for bytes that never come. A stream keeps a declared length (a file's
+ * size); the node adapter holds the stream to it. A caller's Transfer-Encoding is dropped from
+ * every response: Node chunks a stream of unknown length itself, and another coding (`gzip`
+ * alone, or beside a Content-Length) would leave the client no way to find the body's end.
  */
 function sizedByFw(body: Body): boolean {
   return typeof body === 'string' || body instanceof Uint8Array
 }
 
+const TE = 'transfer-encoding'
+
 function isFraming(lower: string): boolean {
-  return lower === 'content-length' || lower === 'transfer-encoding'
+  return lower === 'content-length' || lower === TE
 }

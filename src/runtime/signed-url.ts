@@ -8,6 +8,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { badRequest, forbidden, gone } from './http-error.js'
+import { decodeComponent } from './request/query.js'
 import type { FwRequest } from './request/request.js'
 
 export type PayloadMode = 'relative' | 'absolute'
@@ -109,9 +110,10 @@ export class UrlSigner {
       throw badRequest('Malformed URL expiry')
     }
     const canonical = canonicalQuery(pairs.filter(([k]) => k !== '_sig'))
+    const path = canonicalPath(request.getPath())
     const payloads = [
-      payloadOf(request.getPath(), canonical),
-      payloadOf(`${request.getSchemeAndHttpHost()}${request.getPath()}`, canonical),
+      payloadOf(path, canonical),
+      payloadOf(`${request.getSchemeAndHttpHost()}${path}`, canonical),
     ]
     // A signature that is not 64 hex digits (either case) matches no key: 403 like any wrong one.
     const text = sig[0]![1]
@@ -147,7 +149,10 @@ export class UrlSigner {
     const path = queryAt === -1 ? relative : relative.slice(0, queryAt)
     const search = queryAt === -1 ? '' : relative.slice(queryAt)
     const origin = mode === 'absolute' ? new URL(full).origin : ''
-    const payload = payloadOf(`${origin}${path}`, canonicalQuery(parsePairs(search.slice(1))))
+    const payload = payloadOf(
+      `${origin}${canonicalPath(path)}`,
+      canonicalQuery(parsePairs(search.slice(1))),
+    )
     const signature = `${search ? '&' : '?'}_sig=${hmac(this.#keys[0]!, payload).toString('hex')}`
     return `${absolute ? full : relative}${signature}`
   }
@@ -171,7 +176,12 @@ function hmac(key: string, payload: string): Buffer {
   return createHmac('sha256', key).update(payload).digest()
 }
 
-/** Decoded key/value pairs of a raw query string ('+' is a space, as in forms). */
+/**
+ * Decoded key/value pairs of a raw query string, decoded as the request's query() decodes them
+ * ('+' is a space; a malformed escape stays as it is, the valid ones beside it are decoded): what
+ * is signed is what the handler reads. Decoded otherwise, `v=%41%ZZ` verified as the signed
+ * `v=%2541%25ZZ` (`%41%ZZ`) while the handler read `A%ZZ`.
+ */
 function parsePairs(query: string): [string, string][] {
   if (query === '') return []
   return query
@@ -180,16 +190,21 @@ function parsePairs(query: string): [string, string][] {
     .map((part) => {
       const eq = part.indexOf('=')
       const raw = eq === -1 ? [part, ''] : [part.slice(0, eq), part.slice(eq + 1)]
-      return raw.map((s) => safeDecode(s!.replace(/\+/g, ' '))) as [string, string]
+      return raw.map((s) => decodeComponent(s!)) as [string, string]
     })
 }
 
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text)
-  } catch {
-    return text
-  }
+/**
+ * The path as RFC 3986 §6.2.2 compares it: hex digits of escapes in upper case, and escapes of
+ * letters, digits, `-`, `_` and `~` decoded (the router decodes them alike), so `%c3%bc` or `%7E`
+ * from a client or proxy that rewrites escapes verifies as `%C3%BC` or `~`.
+ */
+function canonicalPath(path: string): string {
+  if (!path.includes('%')) return path
+  return path.replace(/%[0-9A-Fa-f]{2}/g, (escape) => {
+    const char = String.fromCharCode(parseInt(escape.slice(1), 16))
+    return /[\w~-]/.test(char) ? char : escape.toUpperCase()
+  })
 }
 
 /**
