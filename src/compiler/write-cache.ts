@@ -154,25 +154,25 @@ async function stageEntries(root: string, build: BuildOutput): Promise<StagedEnt
 }
 
 /**
- * Whether the cache still holds every file of `generation` (the same build: its content hash
- * matched) and fw's entry files naming it, so that "up to date" leaves nothing missing: a deleted
- * router.d.mts or routes.mjs (which server.mjs imports) is written again.
+ * Whether the cache still holds every file of `generation` as this build would write it (the same
+ * build: its content hash matched) and fw's entry files naming it, so that "up to date" leaves
+ * nothing missing or damaged: a deleted router.d.mts or routes.mjs (which server.mjs imports), or
+ * a shard emptied or edited since (the error loading it says to run this build), is written again.
  */
 async function isIntact(root: string, generation: string, build: BuildOutput): Promise<boolean> {
-  if (![...build.files.keys()].every((name) => existsSync(join(root, generation, name))))
-    return false
-  const entries = [ENTRY_TYPES_FILE, ...(build.routesEntry === null ? [] : [ROUTES_ENTRY_FILE])]
-  for (const name of entries) {
-    const text = await readFile(join(root, name), 'utf8').catch(() => '')
-    if (!text.startsWith(GENERATED_MARK)) return false
+  const same = async (file: string, text: string): Promise<boolean> =>
+    (await readFile(file, 'utf8').catch(() => null)) === text
+  for (const [name, text] of build.files) {
+    if (!(await same(join(root, generation, name), text))) return false
   }
-  return (await entryGeneration(root)) === generation
-}
-
-/** The generation router.mjs re-exports, or null when there is none. */
-async function entryGeneration(root: string): Promise<string | null> {
-  const text = await readFile(join(root, ENTRY_FILE), 'utf8').catch(() => '')
-  return ENTRY_GENERATION.exec(text)?.[1] ?? null
+  // The entries name the generation: this build's, as they would name the one kept.
+  const named = (text: string): string => text.replaceAll(build.generation, generation)
+  if (!(await same(join(root, ENTRY_FILE), named(build.entry)))) return false
+  if (build.routesEntry !== null) {
+    if (!(await same(join(root, ROUTES_ENTRY_FILE), named(build.routesEntry)))) return false
+  }
+  const types = await readFile(join(root, ENTRY_TYPES_FILE), 'utf8').catch(() => '')
+  return types.startsWith(GENERATED_MARK)
 }
 
 export async function readManifest(root: string): Promise<Manifest | null> {
@@ -260,8 +260,6 @@ async function assertOnlyOurs(root: string): Promise<void> {
 // GENERATION_PREFIX holds no regex syntax ('generation-').
 const GENERATION_PATTERN = `${GENERATION_PREFIX}\\d+-[0-9a-f]{8}`
 export const GENERATION_NAME = new RegExp(`^${GENERATION_PATTERN}$`)
-// How router.mjs names the generation it re-exports: `./<generation>/index.mjs`.
-const ENTRY_GENERATION = new RegExp(`\\./(${GENERATION_PATTERN})/index\\.mjs`)
 const TMP_NAME = /^\.tmp-[0-9a-f]{12}$/
 const ENTRY_TMP_NAME = /^(router\.mjs|router\.d\.mts|routes\.mjs|manifest\.json)\.tmp-[0-9a-f]{12}$/
 export const ENTRY_FILES = [ENTRY_FILE, ENTRY_TYPES_FILE, ROUTES_ENTRY_FILE]

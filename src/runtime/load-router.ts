@@ -59,17 +59,33 @@ export async function loadRouter(
 ): Promise<CompiledRouter> {
   const root = resolve(cacheDir)
   const manifest = readCacheManifest(root)
-  if (manifest.formatVersion !== CACHE_FORMAT_VERSION) {
+  if (manifest?.formatVersion !== CACHE_FORMAT_VERSION) {
     throw new FwError(
       'FW_CACHE_STALE',
-      `The route cache in ${cacheDir} has format ${manifest.formatVersion}; this fw reads format ${CACHE_FORMAT_VERSION}`,
+      `The route cache in ${cacheDir} has format ${manifest?.formatVersion ?? 'none'}; this fw reads format ${CACHE_FORMAT_VERSION}`,
       { hint: REBUILD },
     )
   }
-  const module = (await import(
-    pathToFileURL(join(root, manifest.generation, 'index.mjs')).href
-  )) as CompiledRouter & {
-    FINGERPRINT: string
+  const generation = String(manifest.generation)
+  let module: CompiledRouter & { FINGERPRINT: string; load?: () => Promise<void> }
+  try {
+    // Not a path of the manifest's choosing: only a folder build names (generation-<ms>-<hex>).
+    if (!/^generation-\d+-[0-9a-f]{8}$/.test(generation))
+      throw new Error('not a folder build writes')
+    module = await import(pathToFileURL(join(root, generation, 'index.mjs')).href)
+    // Every shard and the names now: a missing or damaged one fails the boot, naming it, not
+    // requests; and a later build or `route:cache clear` that deletes this generation does not
+    // break this process.
+    await module.load?.()
+  } catch (error) {
+    const { code, message } = error as { code?: string; message?: string }
+    throw new FwError(
+      'FW_CACHE_STALE',
+      code === 'FW_CACHE_STALE'
+        ? String(message)
+        : `The route cache in ${cacheDir} is damaged: ${generation}/index.mjs cannot be loaded (${message})`,
+      { hint: REBUILD, cause: error },
+    )
   }
   if (module.FINGERPRINT !== manifest.fingerprint) {
     throw new FwError(
@@ -105,7 +121,7 @@ export function isCacheFresh(cacheDir: string): boolean {
   const root = resolve(cacheDir)
   try {
     const manifest = readCacheManifest(root)
-    if (manifest.formatVersion !== CACHE_FORMAT_VERSION) return false
+    if (manifest?.formatVersion !== CACHE_FORMAT_VERSION) return false
     return Object.entries(manifest.inputs).every(([file, hash]) => {
       const text = readFileSync(resolve(root, file))
       return createHash('sha256').update(text).digest('hex') === hash
@@ -115,7 +131,7 @@ export function isCacheFresh(cacheDir: string): boolean {
   }
 }
 
-function readCacheManifest(root: string): Manifest {
+function readCacheManifest(root: string): Manifest | null {
   let text: string
   try {
     text = readFileSync(join(root, MANIFEST_FILE), 'utf8')
@@ -123,7 +139,7 @@ function readCacheManifest(root: string): Manifest {
     throw new FwError('FW_CACHE_MISSING', `No route cache in ${root}`, { hint: REBUILD })
   }
   try {
-    return JSON.parse(text) as Manifest
+    return JSON.parse(text) as Manifest | null
   } catch {
     throw new FwError('FW_CACHE_STALE', `The route cache manifest in ${root} is not valid JSON`, {
       hint: REBUILD,

@@ -132,7 +132,7 @@ describe('loadRouter', () => {
     expect(isCacheFresh(join(other, 'cache'))).toBe(false)
   })
 
-  it('names the file and the rebuild command when a file of the generation was deleted after the build', async () => {
+  it('fails the load, naming the file and the rebuild command, when a file of the generation was deleted after the build', async () => {
     const other = makeProject({ 'routes.mjs': ROUTES, 'handlers.mjs': HANDLERS })
     const built = await runFw(
       ['route:cache', 'build', '--routes', 'routes.mjs', '--cache', 'cache'],
@@ -146,18 +146,13 @@ describe('loadRouter', () => {
     rmSync(join(generation, '__names.mjs'))
     rmSync(join(generation, 'users.mjs'))
 
-    const router = await loadRouter(join(other, 'cache'), { register })
-    const damaged = {
+    // At load, not at the first request that needs the file: the boot fails, naming it.
+    await expect(loadRouter(join(other, 'cache'), { register })).rejects.toMatchObject({
       code: 'FW_CACHE_STALE',
       message: expect.stringMatching(
-        /route cache is damaged: \.\/__names\.mjs cannot be loaded.*fw route:cache build/,
+        /route cache is damaged: \.\/(?:__names|users)\.mjs cannot be loaded.*fw route:cache build/,
       ),
-    }
-    expect(() => router.urlFor('home')).toThrow(expect.objectContaining(damaged))
-    expect(() => router.match('GET', '/users/42')).toThrow(
-      /route cache is damaged: \.\/users\.mjs cannot be loaded/,
-    )
-    expect(router.match('GET', '/')).toMatchObject({ route: { name: 'home' } })
+    })
   })
 })
 

@@ -62,7 +62,7 @@ export function emitIndexModule(
   const out = new CodeWriter()
   const methods = METHOD_KEYS.filter((m) => groups.some((g) => hasMethod(g, m)))
   const httpMethods = methods.filter((m): m is HttpMethod => m !== 'ANY')
-  emitLoaders(out, groups)
+  emitLoaders(out, groups, urlChecks)
   emitInlinedResults(out, groups)
   for (const group of groups) {
     if (group.host.pattern !== null)
@@ -102,11 +102,15 @@ export function emitIndexModule(
     'const require = createRequire(import.meta.url)',
     '/** A file of this generation; one deleted or damaged since the build is named, with the fix. */',
     'function part(file) {',
+    '  let module',
     '  try {',
-    '    return require(file)',
+    '    module = require(file)',
     '  } catch (error) {',
     '    throw cacheDamaged(file, error)',
     '  }',
+    '  // An emptied file (a full disk, a bad copy) loads as a module without exports.',
+    "  if (Object.keys(module).length === 0) throw cacheDamaged(file, new Error('it is empty'))",
+    '  return module',
     '}',
     out.toString(),
   ].join('\n')
@@ -120,18 +124,27 @@ function hasMethod(group: PlannedGroup, method: MethodKey): boolean {
 const shardFn = (group: PlannedGroup, s: number, method: MethodKey): string =>
   `(${group.id}s${s} ??= shard(${lit(group.shards[s]!.file)})).${method}`
 
-/** One variable per shard, null until first used; `load()` fills them all. */
-function emitLoaders(out: CodeWriter, groups: readonly PlannedGroup[]): void {
+/**
+ * One variable per shard, null until first used; `load()` fills them all and reads the names
+ * (NAMES and IN_PLACE are urlFor's, emitted by match.ts), so that a process that awaited it keeps
+ * working once a later build or `route:cache clear` deleted this generation. Async: a damaged file
+ * rejects its promise rather than throwing at the call.
+ */
+function emitLoaders(out: CodeWriter, groups: readonly PlannedGroup[], urlChecks: boolean): void {
   const all = groups.flatMap((group) =>
     group.shards.map((shard, s) => ({ name: `${group.id}s${s}`, file: shard.file })),
   )
   out.line(`let ${all.map((s) => `${s.name} = null`).join(', ')}`)
   out.line('const shard = (file) => part(`./${file}.mjs`).bind(route)')
   out.line()
-  out.line('/** Loads every shard now (optional: match() loads what it needs on first use). */')
-  out.block('export function load() {', () => {
+  out.line('/** Loads every shard and the names now (optional: each loads on first use). */')
+  out.block('export async function load() {', () => {
     for (const s of all) out.line(`${s.name} ??= shard(${lit(s.file)})`)
-    out.line('return Promise.resolve()')
+    out.line(
+      urlChecks
+        ? "if (NAMES === null) ({ NAMES, IN_PLACE } = part('./__names.mjs'))"
+        : "NAMES ??= part('./__names.mjs').NAMES",
+    )
   })
   out.line()
 }
