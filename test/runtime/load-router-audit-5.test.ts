@@ -140,6 +140,20 @@ describe('router.mjs imported directly, on a damaged cache', () => {
     })
   })
 
+  it('a miss that needs a damaged shard throws its error, not a 405 with a made-up Allow', async () => {
+    const { cache, generation } = await build()
+    writeFileSync(join(generation, 'posts.mjs'), '')
+    const router = (await import(pathToFileURL(join(cache, 'router.mjs')).href)) as {
+      match(method: string, path: string): unknown
+    }
+    expect(() => router.match('DELETE', '/posts/a/b')).toThrow(
+      expect.objectContaining({
+        code: 'FW_CACHE_STALE',
+        message: expect.stringMatching(/posts\.mjs cannot be loaded \(it is empty\)/),
+      }),
+    )
+  })
+
   it('match() on an emptied shard names the file, not "part(...).bind is not a function"', async () => {
     const { cache, generation } = await build()
     writeFileSync(join(generation, 'users.mjs'), '')

@@ -34,12 +34,20 @@ export function emitMatch(
       "/** Whether a shard's any-method walk finds nothing (a malformed escape: it may, miss() decides). */",
     )
     out.block('function noneIn(any, path, e1, hp) {', () => {
-      out.block('try {', () => out.line('return any(path, e1, hp) === null'), '} catch {')
-      out.line('  return false')
+      out.block('try {', () => out.line('return any(path, e1, hp) === null'), '} catch (error) {')
+      out.line('  return escapeFailed(error)')
       out.line('}')
     })
     out.line()
   }
+  out.line(
+    '/** false for a walk that threw on an escape (a hit may still be there); anything else, such as a damaged cache file, is thrown on. */',
+  )
+  out.block('function escapeFailed(error) {', () => {
+    out.line('if (error?.fwMalformed === true || error?.fwDenormalized === true) return false')
+    out.line('throw error')
+  })
+  out.line()
   out.line(
     '/** A miss settled without the any-method walk: 404, unless an escape may make it a hit (see match). */',
   )
@@ -54,8 +62,10 @@ export function emitMatch(
     out.block(
       'try {',
       () => out.line('if (ANY(path, host) === null) return NOT_FOUND'),
-      '} catch {}',
+      '} catch (error) {',
     )
+    out.line('  escapeFailed(error)')
+    out.line('}')
     out.line('const allow = []')
     out.block('for (const [method, find] of ALLOWABLE) {', () => {
       out.block(
@@ -64,9 +74,9 @@ export function emitMatch(
           out.line('const r = find(path, host)')
           out.line('if (r !== null && r !== NOT_FOUND) allow.push(method)')
         },
-        '} catch {',
+        '} catch (error) {',
       )
-      out.line('  allow.push(method)')
+      out.line('  if (!escapeFailed(error)) allow.push(method)')
       out.line('}')
     })
     out.line('return allow.length === 0 ? NOT_FOUND : { status: 405, allow }')
