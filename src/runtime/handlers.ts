@@ -98,15 +98,33 @@ export function toResponse(result: unknown): FwResponse {
 
 type WebStream = Parameters<typeof Readable.fromWeb>[0]
 
-/** A WHATWG `Response` (from fetch, or a library built on it): status, headers, streamed body. */
+// Fields about the connection a response came over, not ours (RFC 9110 §7.6.1).
+const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade']
+
+/**
+ * A WHATWG `Response` (from fetch, or a library built on it): status, headers, streamed body. A
+ * proxied upstream's hop-by-hop fields (and those its Connection names) are not passed on; nor,
+ * from fetch(), which decodes a gzip/br/deflate body as it reads it, its Content-Encoding and
+ * Content-Length: a client would decode the plain bytes again, or wait for the encoded length.
+ */
 function fromWebResponse(response: Response): FwResponse {
   const headers: HeaderMap = {}
+  const connection = response.headers.get('connection')
+  const dropped = connection === null ? HOP_BY_HOP : [...HOP_BY_HOP, ...tokens(connection)]
+  const decoded = response.type !== 'default' && response.headers.has('content-encoding')
   response.headers.forEach((value, name) => {
-    if (name !== 'set-cookie') headers[name] = value
+    if (name === 'set-cookie' || dropped.includes(name)) return
+    if (decoded && (name === 'content-encoding' || name === 'content-length')) return
+    headers[name] = value
   })
   // Joined with ", " by forEach, which would break cookies whose Expires has a comma.
   const cookies = response.headers.getSetCookie()
   if (cookies.length > 0) headers['set-cookie'] = cookies
   const body = response.body === null ? null : Readable.fromWeb(response.body as WebStream)
   return new FwResponse(response.status, headers, body)
+}
+
+/** The lowercase field names a Connection header lists. */
+function tokens(connection: string): string[] {
+  return connection.split(',').map((token) => token.trim().toLowerCase())
 }
