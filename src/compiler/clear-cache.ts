@@ -6,17 +6,15 @@
 import { existsSync, statSync } from 'node:fs'
 import { readdir, readFile, rm, rmdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { GENERATED_MARK, MANIFEST_FILE, type Manifest } from '../shared/cache-format.js'
+import {
+  GENERATED_MARK,
+  GENERATION_NAME,
+  MANIFEST_FILE,
+  type Manifest,
+} from '../shared/cache-format.js'
 import { FwError } from '../shared/errors.js'
 import { acquireLock, LOCK_FILE } from './cache-lock.js'
-import {
-  assertSafeDir,
-  ENTRY_FILES,
-  GENERATION_NAME,
-  isOurs,
-  readManifest,
-  userFacing,
-} from './write-cache.js'
+import { assertSafeDir, ENTRY_FILES, isOurs, readManifest, userFacing } from './write-cache.js'
 
 /**
  * Removes what build wrote in `dir`; returns the removed names (empty when there was nothing).

@@ -18,7 +18,7 @@ import {
   ENTRY_FILE,
   ENTRY_TYPES_FILE,
   GENERATED_MARK,
-  GENERATION_PREFIX,
+  GENERATION_NAME,
   ROUTES_ENTRY_FILE,
   MANIFEST_FILE,
   type Manifest,
@@ -257,9 +257,6 @@ async function assertOnlyOurs(root: string): Promise<void> {
 // What build names: generation-<ms>-<8 hex> (build.ts), .tmp-<12 hex> while a generation is
 // written, <entry>.tmp-<12 hex> while an entry file is (stageEntries), and the lock files
 // (LOCK_NAME, cache-lock.ts).
-// GENERATION_PREFIX holds no regex syntax ('generation-').
-const GENERATION_PATTERN = `${GENERATION_PREFIX}\\d+-[0-9a-f]{8}`
-export const GENERATION_NAME = new RegExp(`^${GENERATION_PATTERN}$`)
 const TMP_NAME = /^\.tmp-[0-9a-f]{12}$/
 const ENTRY_TMP_NAME = /^(router\.mjs|router\.d\.mts|routes\.mjs|manifest\.json)\.tmp-[0-9a-f]{12}$/
 export const ENTRY_FILES = [ENTRY_FILE, ENTRY_TYPES_FILE, ROUTES_ENTRY_FILE]

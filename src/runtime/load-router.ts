@@ -8,7 +8,12 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { collectRoutes, type Registrar } from '../define/registrar.js'
-import { CACHE_FORMAT_VERSION, MANIFEST_FILE, type Manifest } from '../shared/cache-format.js'
+import {
+  CACHE_FORMAT_VERSION,
+  GENERATION_NAME,
+  MANIFEST_FILE,
+  type Manifest,
+} from '../shared/cache-format.js'
 import { FwError } from '../shared/errors.js'
 import { fingerprintRoutes, type RouteRecord } from '../shared/route-record.js'
 
@@ -70,8 +75,7 @@ export async function loadRouter(
   let module: CompiledRouter & { FINGERPRINT: string; load?: () => Promise<void> }
   try {
     // Not a path of the manifest's choosing: only a folder build names (generation-<ms>-<hex>).
-    if (!/^generation-\d+-[0-9a-f]{8}$/.test(generation))
-      throw new Error('not a folder build writes')
+    if (!GENERATION_NAME.test(generation)) throw new Error('not a folder build writes')
     module = await import(pathToFileURL(join(root, generation, 'index.mjs')).href)
     // Every shard and the names now: a missing or damaged one fails the boot, naming it, not
     // requests; and a later build or `route:cache clear` that deletes this generation does not
