@@ -30,6 +30,23 @@ const LABEL: Record<Level, string> = {
 }
 
 /**
+ * The app's environment and the logger `fw serve` gives its kernel: the config's `kernel.log`,
+ * else serveLogger's choice (`null`: the kernel's own pino JSON). Worker and primary alike.
+ */
+export function appLogging(kernel: { env?: string; log?: Logger } | undefined): {
+  env: string
+  log: Logger | null
+} {
+  const env = appEnv(kernel)
+  return { env, log: kernel?.log ?? serveLogger(env, process.stdout.isTTY === true) }
+}
+
+/** The app's environment: the config's `kernel.env`, else APP_ENV, else development. */
+export function appEnv(kernel: { env?: string } | undefined): string {
+  return kernel?.env ?? process.env.APP_ENV ?? 'development'
+}
+
+/**
  * Which logger `fw serve` gives the kernel: readable lines in development on a terminal; `null`
  * (the kernel's pino JSON) otherwise. LOG_FORMAT=pretty or json decides instead when set.
  */

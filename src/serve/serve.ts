@@ -11,7 +11,7 @@ import { configFileThatSet } from '../shared/config-markers.js'
 import { count } from '../shared/count.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
 import { CRASH_DRAIN_MS, listenForCrash } from './crash.js'
-import { serveLogger } from './dev-logger.js'
+import { appLogging } from './dev-logger.js'
 import { startServer } from './server.js'
 import { drain, exitIfLeftOpen, listenForStop } from './shutdown.js'
 import { watchAndReload } from './watch-and-reload.js'
@@ -130,8 +130,7 @@ async function build(options: ServeOptions): Promise<(r: Registrar) => void> {
 }
 
 async function boot(options: ServeOptions, register: (r: Registrar) => void): Promise<Kernel> {
-  const env = options.kernel?.env ?? process.env.APP_ENV ?? 'development'
-  const log = options.kernel?.log ?? serveLogger(env, process.stdout.isTTY === true)
+  const { log } = appLogging(options.kernel)
   try {
     return await Kernel.boot({
       ...options.kernel,

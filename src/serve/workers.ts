@@ -15,7 +15,7 @@ import { count } from '../shared/count.js'
 import { FwError } from '../shared/errors.js'
 import type { Logger } from '../runtime/types.js'
 import { listenForCrash } from './crash.js'
-import { serveLogger } from './dev-logger.js'
+import { appEnv, appLogging } from './dev-logger.js'
 import { listenError } from './server.js'
 import { exitIfLeftOpen, listenForStop } from './shutdown.js'
 import type { ServeOptions } from './serve.js'
@@ -108,7 +108,7 @@ export async function runPrimary(options: ServeOptions): Promise<void> {
   const watcher = options.watch ? watchAndReload(options, reloadWorkers) : null
   await watcher?.ready
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host
-  const env = options.kernel?.env ?? process.env.APP_ENV ?? 'development'
+  const env = appEnv(options.kernel)
   options.say(
     `fw serve → http://${shownHost}:${port}  (${count(manifest.routeCount, 'route')}, ${env}, ${options.workers} workers${options.watch ? ', watching' : ''})`,
   )
@@ -136,13 +136,9 @@ export async function runPrimary(options: ServeOptions): Promise<void> {
 /** The logger the workers' kernels get (serve.ts), for the primary's own errors. */
 async function primaryLogger(options: ServeOptions): Promise<() => Logger> {
   const { createLogger, guardLogger } = await import('../runtime/logger.js')
-  const env = options.kernel?.env ?? process.env.APP_ENV ?? 'development'
-  const given = options.kernel?.log
-  const log =
-    given !== undefined
-      ? guardLogger(given)
-      : (serveLogger(env, process.stdout.isTTY === true) ?? createLogger(env))
-  return () => log
+  const { env, log } = appLogging(options.kernel)
+  const guarded = guardLogger(log ?? createLogger(env))
+  return () => guarded
 }
 
 /** What the first stop signal prints. */
