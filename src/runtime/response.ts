@@ -114,9 +114,6 @@ export class FwResponse {
     // A 1xx is an interim answer: the client would wait for a final one that never comes, or
     // read the next request's answer as this one's (101: as another protocol). 600+ is no status.
     if (!(status >= 200 && status <= 599)) throw new RangeError(`Invalid response status ${status}`)
-    // A stream's length that is no number of bytes fits no body: a 500 now, not a cut connection.
-    if (body instanceof Readable && !/^\d+$/.test(response.header('content-length') ?? '0'))
-      throw new RangeError('A streamed body declares a Content-Length that is no number of bytes')
     // No Content-Length on a 204 or 304, which send no content (RFC 9110 §8.6). A response with
     // no body (a redirect) says 0: without a length Node would frame it as chunked; with a
     // caller's other length (headers copied from another response) the client would wait for
@@ -132,6 +129,14 @@ export class FwResponse {
           ? '0'
           : String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
         : null
+    // A stream's length that is no number of bytes fits no body: a 500 now, not a cut connection.
+    // (After `length`: a string or byte body, the hot path, never gets to the instanceof.)
+    if (
+      length === null &&
+      body instanceof Readable &&
+      !/^\d+$/.test(response.header('content-length') ?? '0')
+    )
+      throw new RangeError('A streamed body declares a Content-Length that is no number of bytes')
     if (added === null && length === null) return own
     const list: (string | string[])[] = []
     for (const name in own) list.push(name, own[name]!)
