@@ -73,14 +73,23 @@ export function describeRoute(r: RouteRecord): RouteRow {
 }
 
 /**
- * A stable hash of what the compiled matcher depends on: methods, hosts, paths, names and
- * middleware, in registration order. Handlers are not part of it (they are looked up by id).
+ * A stable hash of what the compiled cache holds: methods, hosts, paths, names, middleware and
+ * handlers as `routes:list` describes them, in registration order. Dispatch looks handlers up by
+ * route id, but the cache's route table (`routes`, __routes.json) shows them: a handler changed
+ * since the build makes the cache stale too, rather than leaving that table out of date.
  */
 export function fingerprintRoutes(records: readonly RouteRecord[]): string {
   const hash = createHash('sha256')
   for (const r of records) {
     hash.update(
-      JSON.stringify([r.method, r.host, r.path, r.name, r.middleware.map(describeMiddleware)]),
+      JSON.stringify([
+        r.method,
+        r.host,
+        r.path,
+        r.name,
+        r.middleware.map(describeMiddleware),
+        describeHandler(r.handler),
+      ]),
     )
     hash.update('\n')
   }
