@@ -63,33 +63,29 @@ export async function loadRouter(
   options: { register?: (r: Registrar) => void } = {},
 ): Promise<CompiledRouter> {
   const root = resolve(cacheDir)
-  const manifest = readCacheManifest(root)
-  if (manifest?.formatVersion !== CACHE_FORMAT_VERSION) {
-    throw new FwError(
-      'FW_CACHE_STALE',
-      `The route cache in ${cacheDir} has format ${manifest?.formatVersion ?? 'none'}; this fw reads format ${CACHE_FORMAT_VERSION}`,
-      { hint: REBUILD },
-    )
-  }
-  const generation = String(manifest.generation)
-  let module: CompiledRouter & { FINGERPRINT: string; load?: () => Promise<void> }
-  try {
-    // Not a path of the manifest's choosing: only a folder build names (generation-<ms>-<hex>).
-    if (!GENERATION_NAME.test(generation)) throw new Error('not a folder build writes')
-    module = await import(pathToFileURL(join(root, generation, 'index.mjs')).href)
-    // Every shard and the names now: a missing or damaged one fails the boot, naming it, not
-    // requests; and a later build or `route:cache clear` that deletes this generation does not
-    // break this process.
-    await module.load?.()
-  } catch (error) {
-    const { code, message } = error as { code?: string; message?: string }
-    throw new FwError(
-      'FW_CACHE_STALE',
-      code === 'FW_CACHE_STALE'
-        ? String(message)
-        : `The route cache in ${cacheDir} is damaged: ${generation}/index.mjs cannot be loaded (${message})`,
-      { hint: REBUILD, cause: error },
-    )
+  let manifest = readManifest(root, cacheDir)
+  let module: GenerationModule
+  for (let attempt = 1; ; attempt++) {
+    try {
+      module = await importGeneration(root, manifest)
+      break
+    } catch (error) {
+      // Builds that published twice since the manifest was read pruned its generation: the
+      // manifest now names another one, which is the cache to serve. Anything else is damage.
+      const now = attempt < GENERATION_ATTEMPTS ? readManifest(root, cacheDir) : manifest
+      if (now.generation !== manifest.generation) {
+        manifest = now
+        continue
+      }
+      const { code, message } = error as { code?: string; message?: string }
+      throw new FwError(
+        'FW_CACHE_STALE',
+        code === 'FW_CACHE_STALE'
+          ? String(message)
+          : `The route cache in ${cacheDir} is damaged: ${String(manifest.generation)}/index.mjs cannot be loaded (${message})`,
+        { hint: REBUILD, cause: error },
+      )
+    }
   }
   if (module.FINGERPRINT !== manifest.fingerprint) {
     throw new FwError(
@@ -118,6 +114,40 @@ export async function loadRouter(
     records: registrar?.routes ?? null,
     registrar,
   }
+}
+
+type GenerationModule = CompiledRouter & { FINGERPRINT: string; load?: () => Promise<void> }
+
+// How many generations a boot tries when builds keep replacing the one the manifest named.
+const GENERATION_ATTEMPTS = 3
+
+/** The manifest of the cache in `root`, of this fw's format (FW_CACHE_MISSING, FW_CACHE_STALE). */
+function readManifest(root: string, cacheDir: string): Manifest {
+  const manifest = readCacheManifest(root)
+  if (manifest?.formatVersion !== CACHE_FORMAT_VERSION) {
+    throw new FwError(
+      'FW_CACHE_STALE',
+      `The route cache in ${cacheDir} has format ${manifest?.formatVersion ?? 'none'}; this fw reads format ${CACHE_FORMAT_VERSION}`,
+      { hint: REBUILD },
+    )
+  }
+  return manifest
+}
+
+/**
+ * The generation `manifest` names, with every shard and the names loaded: a missing or damaged
+ * one fails here, naming it, not requests; and a later build or `route:cache clear` that deletes
+ * the generation does not break this process.
+ */
+async function importGeneration(root: string, manifest: Manifest): Promise<GenerationModule> {
+  const generation = String(manifest.generation)
+  // Not a path of the manifest's choosing: only a folder build names (generation-<ms>-<hex>).
+  if (!GENERATION_NAME.test(generation)) throw new Error('not a folder build writes')
+  const module = (await import(
+    pathToFileURL(join(root, generation, 'index.mjs')).href
+  )) as GenerationModule
+  await module.load?.()
+  return module
 }
 
 /** Whether every source file recorded at build time still has the same content. */

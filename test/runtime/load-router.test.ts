@@ -2,7 +2,7 @@
  * loadRouter() serves a cache built by the real CLI, and refuses one that is missing, of another
  * format, or built from other routes: a stale cache is never used silently.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -174,6 +174,36 @@ describe('loadRouter', () => {
         /route cache is damaged: \.\/(?:__names|users)\.mjs cannot be loaded.*fw route:cache build/,
       ),
     })
+  })
+
+  it('serves the generation the manifest names now when builds pruned the one it named at first', async () => {
+    const other = makeProject({ 'routes.mjs': ROUTES, 'handlers.mjs': HANDLERS })
+    const built = await runFw(
+      ['route:cache', 'build', '--routes', 'routes.mjs', '--cache', 'cache'],
+      { cwd: other },
+    )
+    expect(built.code, built.stderr).toBe(0)
+    const file = join(other, 'cache', 'manifest.json')
+    const published = readFileSync(file, 'utf8')
+    // The manifest named this generation when the boot read it; while the boot loads it, two
+    // builds publish and prune it (its load() stands in for them: it puts the published manifest
+    // back, then fails as a pruned shard does).
+    const pruned = 'generation-1-0badc0de'
+    mkdirSync(join(other, 'cache', pruned))
+    writeFileSync(
+      join(other, 'cache', pruned, 'index.mjs'),
+      `import { writeFileSync } from 'node:fs'
+export async function load() {
+  writeFileSync(${JSON.stringify(file)}, ${JSON.stringify(published)})
+  throw Object.assign(new Error('Cannot find module ./users.mjs'), { code: 'ERR_MODULE_NOT_FOUND' })
+}
+`,
+    )
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(published), generation: pruned }))
+
+    const router = await loadRouter(join(other, 'cache'), { register })
+    expect(router.match('GET', '/users/7')).toMatchObject({ params: { id: 7 } })
+    expect(router.manifest.generation).toBe(JSON.parse(published).generation)
   })
 })
 
