@@ -172,6 +172,7 @@ function parseParam(pattern: string, inner: string, domain: boolean): ParamSegme
     return { ...base, type: 'catchall', regex: spec, allowEmpty: spec === '.*' }
   }
   if (QUANTIFIED_TYPE.test(spec)) throw quantifiedType(pattern, inner, name, spec, domain)
+  if (/^[A-Za-z]+$/.test(spec)) throw typeLikeWord(pattern, inner, name, spec)
   return { ...base, type: 'regex', regex: checkConstraint(pattern, name, spec, domain) }
 }
 
@@ -207,6 +208,43 @@ function quantifiedType(
       hint: domain
         ? `Write {${name}:${type}}: a domain parameter is one whole label and cannot be optional (register the hosts without that label in a group of their own).`
         : `Write {${name}?:${type}} for an optional ${type} (the "?" goes after the name; the last segment, null when absent), or {${name}:${type}} for a required one.`,
+    },
+  )
+}
+
+// Type names other routers use (and fw's own in another case), as fw spells them.
+const TYPE_NAMES: Record<string, BuiltinType> = {
+  int: 'int',
+  integer: 'int',
+  number: 'int',
+  numeric: 'int',
+  num: 'int',
+  digit: 'int',
+  digits: 'int',
+  uuid: 'uuid',
+  guid: 'uuid',
+  hex: 'hex',
+  hexadecimal: 'hex',
+  slug: 'slug',
+}
+
+/**
+ * `{x:Int}`, `{x:integer}`, `{x:string}`: a constraint of letters alone is a regex matching just
+ * that text, which no one means (a fixed segment is written as text): it names a type, fw's in
+ * another case or another router's. `{x:(?:json)}` still builds, for whoever does mean it.
+ */
+function typeLikeWord(pattern: string, inner: string, name: string, spec: string): FwError {
+  const type = TYPE_NAMES[spec.toLowerCase()]
+  const types = BUILTIN_TYPES.join(', ')
+  return new FwError(
+    'FW_PATTERN_INVALID',
+    `Pattern "${pattern}": {${inner}} is the regex ${spec}, matching only the text "${spec}", not a type (fw's types are ${types})`,
+    {
+      hint:
+        (type === undefined
+          ? `Write a type or a regex, such as {${name}:slug} or {${name}:[A-Za-z]+}`
+          : `Write {${name}:${type}}`) +
+        `; for the fixed text "${spec}", write it as text (or {${name}:(?:${spec})} to keep the parameter).`,
     },
   )
 }

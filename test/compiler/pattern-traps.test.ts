@@ -186,3 +186,45 @@ describe('a bad domain pattern', () => {
     )
   })
 })
+
+describe('a constraint of letters alone ({x:Int}, {x:integer})', () => {
+  it.each([
+    ['/p/{n:Int}', 'Int', 'Write {n:int}'],
+    ['/p/{n:INT}', 'INT', 'Write {n:int}'],
+    ['/p/{n:integer}', 'integer', 'Write {n:int}'],
+    ['/p/{n:number}', 'number', 'Write {n:int}'],
+    ['/p/{n:Uuid}', 'Uuid', 'Write {n:uuid}'],
+    ['/p/{n:guid}', 'guid', 'Write {n:uuid}'],
+    ['/p/{n:Slug}', 'Slug', 'Write {n:slug}'],
+    ['/p/{n:string}', 'string', 'Write a type or a regex, such as {n:slug} or {n:[A-Za-z]+}'],
+    ['/p/{n?:Int}', 'Int', 'Write {n:int}'],
+  ])('rejects %s, naming the type meant', (pattern, word, advice) => {
+    const [error, hint] = printed(path(pattern))
+    const inner = pattern.slice(4, -1)
+    expect(error).toContain(
+      `Pattern "${pattern}": {${inner}} is the regex ${word}, matching only the text "${word}", not a type (fw's types are int, uuid, hex, slug) [FW_PATTERN_INVALID]`,
+    )
+    expect(hint).toBe(
+      `  hint: ${advice}; for the fixed text "${word}", write it as text (or {n:(?:${word})} to keep the parameter).`,
+    )
+  })
+
+  it('rejects {id:Int} in a domain too', () => {
+    const [error, hint] = printed(domain('{id:Int}.example.com'))
+    expect(error).toContain('Pattern "{id:Int}.example.com": {id:Int} is the regex Int')
+    expect(hint).toContain('Write {id:int}')
+  })
+
+  it('builds what the hints suggest', async () => {
+    const m = await compileRoutes((r) => {
+      r.get('/p/{n:int}', noop, 'int')
+      r.get('/q/{n:(?:integer)}', noop, 'text')
+    })
+    expect(m.match('GET', '/p/7')).toMatchObject({ route: { name: 'int' }, params: { n: 7 } })
+    expect(m.match('GET', '/q/integer')).toMatchObject({
+      route: { name: 'text' },
+      params: { n: 'integer' },
+    })
+    expect(m.match('GET', '/q/7')).toEqual({ status: 404 })
+  })
+})
