@@ -25,8 +25,10 @@ export function identifier(options: IdentityOptions): (request: FwRequest) => st
   return (request) => {
     const custom = options.keyFn?.(request)
     const user = request.getAttribute('auth.user_id')
+    // An empty key is no key (a missing header read with getHeaderLine): as `k:` it put every
+    // client without one on a single counter, which one of them could exhaust for all.
     const who =
-      custom != null
+      custom != null && custom !== ''
         ? `k:${custom}`
         : user != null
           ? `u:${String(user)}`

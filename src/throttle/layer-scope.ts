@@ -18,6 +18,11 @@
  * route-level throttle at the same position, their counters are shared as if the group had it.
  * When route records carry `middlewareScopes` (the scope id that contributed each entry, -1 for
  * the route's own), that exact origin is used instead of the inference.
+ *
+ * A throttle alias is also any alias the routes file registered that names it, as the kernel
+ * resolves it (`r.alias('limit', 'throttle:5,60')`, used as `limit` or `limit:10,60`): counted as
+ * another middleware, such a layer took the scope of the route's next `throttle` entry, or a
+ * post-global one shared by every route that used it.
  */
 import type { RouteRecord } from '../shared/route-record.js'
 import type { KernelServices } from '../runtime/types.js'
@@ -59,8 +64,9 @@ export function layerScope(kernel: KernelServices, alias: string, site: LayerSit
   const found = routeAt(kernel, site)
   if (!found) return `r${site.index}:${site.method} ${site.host}${site.path}`
   const { records, record } = found
-  const position = nthThrottle(record.middleware, alias, site.index)
-  if (position === -1) return `post${site.index - countThrottles(record.middleware, alias)}`
+  const throttles = throttleEntries(kernel, alias, record.middleware)
+  const position = throttles[site.index]?.position ?? -1
+  if (position === -1) return `post${site.index - throttles.length}`
   const group = record.middlewareScopes
     ? exactOrigin(record, position)
     : inferredGroup(records, record, position)
@@ -83,11 +89,58 @@ export interface LaterLayer {
 export function laterLayers(kernel: KernelServices, alias: string, site: LayerSite): LaterLayer[] {
   const record = site.routed ? routeAt(kernel, site)?.record : undefined
   if (!record) return []
-  const later = record.middleware.filter((ref) => isAlias(ref, alias)).slice(site.index + 1)
-  return later.map((ref, i) => ({
-    params: paramsOf(ref as string),
+  const later = throttleEntries(kernel, alias, record.middleware).slice(site.index + 1)
+  return later.map(({ params }, i) => ({
+    params,
     scope: layerScope(kernel, alias, { ...site, index: site.index + 1 + i }),
   }))
+}
+
+/** A throttle entry of a route's middleware list: its position and the parameters it stands for. */
+interface ThrottleEntry {
+  position: number
+  params: string[]
+}
+
+function throttleEntries(
+  kernel: KernelServices,
+  alias: string,
+  middleware: RouteRecord['middleware'],
+): ThrottleEntry[] {
+  const aliases = (kernel as unknown as { router?: { registrar?: { aliases?: AliasMap } | null } })
+    .router?.registrar?.aliases
+  const entries: ThrottleEntry[] = []
+  middleware.forEach((ref, position) => {
+    const params = throttleParams(ref, alias, aliases)
+    if (params !== null) entries.push({ position, params })
+  })
+  return entries
+}
+
+type AliasMap = ReadonlyMap<string, unknown>
+
+/**
+ * The parameters of `ref` when it is this throttle, resolved as the kernel does: an alias
+ * registered with r.alias first (a function is another middleware; a string names its target,
+ * whose parameters a use's own replace), else the alias itself; null for any other middleware.
+ */
+function throttleParams(
+  ref: unknown,
+  alias: string,
+  aliases: AliasMap | undefined,
+): string[] | null {
+  const seen = new Set<string>()
+  for (let current = ref; typeof current === 'string';) {
+    const colon = current.indexOf(':')
+    const name = colon === -1 ? current : current.slice(0, colon)
+    const params = colon === -1 ? [] : current.slice(colon + 1).split(',')
+    const target = aliases?.get(name)
+    if (target === undefined) return name === alias ? params : null
+    if (typeof target !== 'string' || seen.has(name)) return null
+    seen.add(name)
+    current = colon === -1 ? target : `${target.split(':')[0]}:${params.join(',')}`
+  }
+  return null
 }
 
 function routeAt(
@@ -102,11 +155,6 @@ function routeAt(
       ? (records![found.route.id] as AnnotatedRecord | undefined)
       : undefined
   return record ? { records: records!, record } : null
-}
-
-function paramsOf(ref: string): string[] {
-  const colon = ref.indexOf(':')
-  return colon === -1 ? [] : ref.slice(colon + 1).split(',')
 }
 
 function exactOrigin(record: AnnotatedRecord, position: number): number | null {
@@ -126,21 +174,6 @@ function inferredGroup(
 
 function routeIdentity(record: RouteRecord): string {
   return record.name ?? `${record.method} ${record.host ?? ''}${record.path}`
-}
-
-function isAlias(ref: unknown, alias: string): boolean {
-  return typeof ref === 'string' && (ref === alias || ref.startsWith(`${alias}:`))
-}
-
-function nthThrottle(middleware: RouteRecord['middleware'], alias: string, k: number): number {
-  for (let i = 0, seen = 0; i < middleware.length; i++) {
-    if (isAlias(middleware[i], alias) && seen++ === k) return i
-  }
-  return -1
-}
-
-function countThrottles(middleware: RouteRecord['middleware'], alias: string): number {
-  return middleware.filter((ref) => isAlias(ref, alias)).length
 }
 
 /** For each group scope, how long a middleware prefix all of its routes share. */

@@ -58,7 +58,7 @@ export class MemoryStore implements ThrottleStore {
   readonly #exhausted = new RecencyList()
 
   constructor(options: MemoryStoreOptions = {}) {
-    this.#maxKeys = Math.max(1, options.maxKeys ?? 50_000)
+    this.#maxKeys = checkMaxKeys(options.maxKeys ?? 50_000)
     this.#clock = options.clock ?? systemClock
   }
 
@@ -137,6 +137,13 @@ export class MemoryStore implements ThrottleStore {
     counter.list?.unlink(counter)
     this.#counters.delete(counter.key)
   }
+}
+
+// NaN (`Number(process.env.X)` of an unset variable) made the store unbounded: no size is > NaN.
+function checkMaxKeys(maxKeys: number): number {
+  if (!(maxKeys >= 1))
+    throw new RangeError(`maxKeys must be a number of counters, at least 1, got ${maxKeys}`)
+  return maxKeys
 }
 
 /** Counters from most to least recently used. */

@@ -29,7 +29,7 @@ import type { ThrottleStore } from './store.js'
 export interface ThrottleOptions {
   /** Where counters live. Default: a new in-process MemoryStore (see `createStoreFromEnv`). */
   store?: ThrottleStore
-  /** Who a request counts against; return null/undefined for the default (user id, else IP). */
+  /** Who a request counts against; return null, undefined or '' for the default (user id, else IP). */
   keyFn?: (request: FwRequest) => string | null | undefined
   /** A tenant id prepended to every key: an attribute name, or a function of the request. */
   tenant?: string | ((request: FwRequest) => string | null | undefined)

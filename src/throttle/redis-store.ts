@@ -5,7 +5,10 @@
  * flush) runs the sliding window log of limiter.ts atomically on the server, on a list of
  * admission times, newest first. It reads the clock with `TIME`, so processes whose clocks
  * disagree still agree on every window. A dead Redis never hangs a request: no offline queue,
- * one retry at most, a short command timeout; the middleware then fails open or closed.
+ * one retry at most, a short command timeout; the middleware then fails open or closed. A
+ * connection passed in as `client` has ioredis's defaults (an offline queue, 20 retries, no
+ * command timeout: a request waited for as long as Redis was down or silent), so the store puts
+ * its own time limit on each of its commands.
  */
 import { createHash } from 'node:crypto'
 import { Redis, type RedisOptions } from 'ioredis'
@@ -52,7 +55,10 @@ export interface RedisStoreOptions {
   client?: Redis
   /** Prepended to every key. Default 'fw:throttle:'. */
   prefix?: string
-  /** A check slower than this fails (and the middleware fails open or closed). Default 500 ms. */
+  /**
+   * A check slower than this fails (and the middleware fails open or closed), also on a `client`
+   * passed in. Default 500 ms.
+   */
   commandTimeoutMs?: number
   /** How long the first checks wait for the initial connection. Default 1000 ms. */
   connectTimeoutMs?: number
@@ -67,11 +73,14 @@ export class RedisStore implements ThrottleStore {
   readonly client: Redis
   readonly #prefix: string
   readonly #owned: boolean
+  /** The time limit this store enforces itself: on a connection passed in only (ours has one). */
+  readonly #limitMs: number | null
   #connecting: Promise<void> | null
 
   constructor(options: RedisStoreOptions = {}) {
     this.#prefix = options.prefix ?? 'fw:throttle:'
     this.#owned = options.client === undefined
+    this.#limitMs = this.#owned ? null : (options.commandTimeoutMs ?? 500)
     this.client =
       options.client ??
       new Redis(
@@ -116,7 +125,7 @@ export class RedisStore implements ThrottleStore {
   }
 
   async release(key: string, _rule: ThrottleRule, stamp: number): Promise<void> {
-    await this.client.lrem(this.#prefix + key, 1, String(stamp))
+    await this.#bounded(this.client.lrem(this.#prefix + key, 1, String(stamp)))
   }
 
   /** Closes the connection the store opened (not one passed in as `client`). */
@@ -127,13 +136,29 @@ export class RedisStore implements ThrottleStore {
     else this.client.disconnect()
   }
 
-  async #run(script: string, sha: string, key: string, rule: ThrottleRule): Promise<unknown> {
+  #run(script: string, sha: string, key: string, rule: ThrottleRule): Promise<unknown> {
+    return this.#bounded(this.#evaluate(script, sha, key, rule))
+  }
+
+  async #evaluate(script: string, sha: string, key: string, rule: ThrottleRule): Promise<unknown> {
     try {
       return await this.client.evalsha(sha, 1, key, rule.max, rule.windowMs)
     } catch (error) {
       if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error
       return this.client.eval(script, 1, key, rule.max, rule.windowMs)
     }
+  }
+
+  /** `work`, or a rejection once it has taken longer than the store's own time limit. */
+  #bounded<T>(work: Promise<T>): Promise<T> {
+    const limitMs = this.#limitMs
+    if (limitMs === null) return work
+    let timer: NodeJS.Timeout | undefined
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Command timed out after ${limitMs} ms`)), limitMs)
+      timer.unref()
+    })
+    return Promise.race([work, expired]).finally(() => clearTimeout(timer))
   }
 }
 
