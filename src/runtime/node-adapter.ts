@@ -183,8 +183,18 @@ function worthDraining(request: FwRequest): boolean {
 /** Headers as writeHead takes them: an object, or a flat (name, value, ...) list. */
 type NodeHeaders = Record<string, string | string[]> | (string | string[])[]
 
+/**
+ * A 205 (Reset Content) as sent: without its body. RFC 9110 §15.3.6 forbids content in one, and
+ * Node, which drops a 204's or 304's, writes a 205's; its Content-Length becomes 0.
+ */
+function resetContent(response: FwResponse): FwResponse {
+  discardBody(response)
+  return new FwResponse(205, response.headers, null)
+}
+
 /** Writes a response. Hot path: keep it to one writeHead and one end for in-memory bodies. */
-function send(res: ServerResponse, response: FwResponse, request: FwRequest, kernel: Kernel): void {
+function send(res: ServerResponse, answer: FwResponse, request: FwRequest, kernel: Kernel): void {
+  const response = answer.status === 205 && answer.body !== null ? resetContent(answer) : answer
   const body = response.body
   // Everything goes into writeHead, Content-Length included: a setHeader() before it would send
   // Node down its slow path (every header re-validated and stored one by one).
