@@ -32,7 +32,7 @@ const MESSAGES = {
  * `log()` (the current kernel's logger), and the first resolves `received`. Listening keeps Node
  * from ending the process itself; the caller drains
  * and exits. The listeners stay for the process's life: an error during that drain, or during a
- * stop by signal, is logged too.
+ * stop by signal, is logged too, and the process still exits 1.
  * @example
  * const crash = listenForCrash(() => kernel.log)
  * await crash.received // then drain and process.exit(1)
@@ -44,6 +44,9 @@ export function listenForCrash(log: () => Logger): CrashSignal {
     const listener = (error: unknown): void => {
       // An app that listens for the event itself decides, as it would without fw.
       if (appListens(event)) return
+      // However the process then ends (this crash, or the drain of a stop signal already under
+      // way), it ends with code 1.
+      process.exitCode = 1
       try {
         log().error({ err: error }, MESSAGES[event])
       } catch {

@@ -35,6 +35,10 @@ const ROUTES = `export default (r) => {
     return { answered: true }
   }, 'reject')
   r.get('/slow', () => new Promise((done) => setTimeout(() => done({ slow: true }), 600)), 'slow')
+  r.get('/slow-throws', () => {
+    setTimeout(() => { throw new Error('thrown while draining') }, 300)
+    return new Promise((done) => setTimeout(() => done({ slow: true }), 600))
+  }, 'slow-throws')
 }
 `
 
@@ -156,6 +160,24 @@ describe('fw serve and an uncaught exception after answering', () => {
     await getJson(app.port, '/late')
     expect(await slow).toEqual({ slow: true })
     expect(await exitCode(app)).toBe(1)
+  })
+})
+
+describe('fw serve and an uncaught exception while it stops', () => {
+  it('logs it, still lets the request in flight finish, and exits 1, not 0', async () => {
+    const app = await serve([], { APP_ENV: 'production', JWT_SECRET: 'x'.repeat(40) })
+    const slow = getJson(app.port, '/slow-throws')
+    await new Promise((r) => setTimeout(r, 100))
+    process.kill(app.pid, 'SIGTERM')
+    expect(await slow).toEqual({ slow: true })
+    expect(await exitCode(app)).toBe(1)
+    const errors = JSON_LINES(app.stdout()).filter((entry) => entry.level === 50)
+    expect(errors).toEqual([
+      expect.objectContaining({
+        msg: 'Uncaught exception: the server stops (exit code 1)',
+        err: expect.objectContaining({ message: 'thrown while draining' }),
+      }),
+    ])
   })
 })
 
