@@ -145,13 +145,21 @@ function checkName(what: string, value: unknown, fail: Fail, hint: string): void
   fail('FW_NAME_INVALID', `${what} must be a string, got ${preview(value)}`, hint)
 }
 
-/** A middleware list, or one alias or function; its entries are checked by the compiler. */
-function checkMiddleware(what: string, value: unknown, fail: Fail, hint: string): void {
-  if (value === null || value === undefined || Array.isArray(value)) return
-  if (typeof value === 'string' || typeof value === 'function') return
+/**
+ * A middleware list, or one alias or function. An entry that is neither (`undefined`: a hole, or
+ * a middleware import that is missing) is refused here, at the call that gave it and naming it;
+ * the compiler checks the aliases themselves.
+ * @example
+ * checkMiddleware('group(): the middleware', ['auth', undefined], fail, hint) // entry 2 is undefined
+ */
+export function checkMiddleware(what: string, value: unknown, fail: Fail, hint: string): void {
+  if (value === null || value === undefined) return
+  const list = Array.isArray(value) ? (value as unknown[]) : [value]
+  const at = list.findIndex((m) => typeof m !== 'string' && typeof m !== 'function')
+  if (at < 0) return
   fail(
     'FW_MIDDLEWARE_INVALID',
-    `${what} must be a list of aliases or functions, got ${preview(value)}`,
+    `${what} must be a list of aliases or functions, got ${Array.isArray(value) ? `${preview(list[at])} at entry ${at + 1}` : preview(value)}`,
     hint,
   )
 }
@@ -163,7 +171,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** A short rendering of a user's value for an error message. */
-function preview(value: unknown): string {
+export function preview(value: unknown): string {
   if (typeof value === 'function') return 'a function'
   if (typeof value === 'symbol' || typeof value === 'bigint') return String(value)
   try {

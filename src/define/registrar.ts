@@ -8,7 +8,9 @@ import type { HttpMethod } from '../shared/methods.js'
 import type { HandlerRef, MiddlewareRef, RouteRecord } from '../shared/route-record.js'
 import { captureLocation } from './location.js'
 import {
+  checkMiddleware,
   groupOptions,
+  preview,
   routeOptions,
   type Fail,
   type GroupOptions,
@@ -18,6 +20,11 @@ import {
 export type { RouteOptions, GroupOptions } from './options.js'
 
 export type GroupCallback = (r: Registrar) => void
+
+/** A verb's third argument: a name, `{ name, middleware }`, or none (`null`, or PHP's `[]`). */
+export type NameOrOptions = string | RouteOptions | null | readonly []
+
+type MiddlewareList = MiddlewareRef | readonly MiddlewareRef[] | null
 
 // A custom alias name: a word, so that `name:params` in a route's middleware splits as it does for
 // the built-ins.
@@ -57,13 +64,10 @@ export class Route {
   withName(name: string): this {
     this.#assertOpen('withName', name)
     if (typeof name !== 'string') {
-      throw new FwError(
+      this.#fail(
         'FW_NAME_INVALID',
-        `${this.#record.method} ${String(this.#record.path)}: withName() takes a string, got ${typeof name}`,
-        {
-          hint: 'Name routes with strings such as "users.show".',
-          ...(this.#record.location ? { location: this.#record.location } : {}),
-        },
+        `${this.#label()}: withName() takes a string, got ${preview(name)}`,
+        'Name routes with strings such as "users.show".',
       )
     }
     this.#record.name = this.#namePrefix + name
@@ -73,10 +77,26 @@ export class Route {
   /** Adds middleware after the groups' and any given before. */
   withMiddleware(middleware: MiddlewareRef | readonly MiddlewareRef[]): this {
     this.#assertOpen('withMiddleware')
+    checkMiddleware(
+      `${this.#label()}: withMiddleware()`,
+      middleware,
+      (code, message, hint) => this.#fail(code, message, hint),
+      'Pass alias strings or middleware functions: .withMiddleware(["auth", tenant]).',
+    )
     const added = toList(middleware)
     this.#record.middleware.push(...added)
     this.#record.middlewareScopes.push(...added.map(() => -1))
     return this
+  }
+
+  #label(): string {
+    return `${this.#record.method} ${this.#record.path}`
+  }
+
+  // At the route's registration, where the chain usually starts. A method, not an arrow field:
+  // no closure per route when the kernel re-runs a large routes file at start-up.
+  #fail(code: ErrorCode, message: string, hint: string): never {
+    throw new FwError(code, message, { hint, location: this.#record.location })
   }
 }
 
@@ -118,25 +138,25 @@ export class Registrar {
     this.#sealed = true
   }
 
-  get(path: string, handler: HandlerRef, nameOrOptions?: string | RouteOptions | null): Route {
+  get(path: string, handler: HandlerRef, nameOrOptions?: NameOrOptions): Route {
     return this.#add('GET', path, handler, nameOrOptions)
   }
-  post(path: string, handler: HandlerRef, nameOrOptions?: string | RouteOptions | null): Route {
+  post(path: string, handler: HandlerRef, nameOrOptions?: NameOrOptions): Route {
     return this.#add('POST', path, handler, nameOrOptions)
   }
-  put(path: string, handler: HandlerRef, nameOrOptions?: string | RouteOptions | null): Route {
+  put(path: string, handler: HandlerRef, nameOrOptions?: NameOrOptions): Route {
     return this.#add('PUT', path, handler, nameOrOptions)
   }
-  patch(path: string, handler: HandlerRef, nameOrOptions?: string | RouteOptions | null): Route {
+  patch(path: string, handler: HandlerRef, nameOrOptions?: NameOrOptions): Route {
     return this.#add('PATCH', path, handler, nameOrOptions)
   }
-  delete(path: string, handler: HandlerRef, nameOrOptions?: string | RouteOptions | null): Route {
+  delete(path: string, handler: HandlerRef, nameOrOptions?: NameOrOptions): Route {
     return this.#add('DELETE', path, handler, nameOrOptions)
   }
-  options(path: string, handler: HandlerRef, nameOrOptions?: string | RouteOptions | null): Route {
+  options(path: string, handler: HandlerRef, nameOrOptions?: NameOrOptions): Route {
     return this.#add('OPTIONS', path, handler, nameOrOptions)
   }
-  head(path: string, handler: HandlerRef, nameOrOptions?: string | RouteOptions | null): Route {
+  head(path: string, handler: HandlerRef, nameOrOptions?: NameOrOptions): Route {
     return this.#add('HEAD', path, handler, nameOrOptions)
   }
 
@@ -144,14 +164,23 @@ export class Registrar {
    * Registers routes that share a prefix, domain, middleware or name prefix. Either
    * `group(options, callback)` or the positional
    * `group(prefix, domain, middleware, namePrefix, callback)`; any argument may be the callback.
+   * (One overload per position of the callback: a union of the callback and a middleware
+   * function would leave `(r) => ...` untyped, an implicit `any` under `strict`.)
    */
   group(options: GroupOptions | string | null, callback: GroupCallback): void
+  group(prefix: string | null, domain: string | null, callback: GroupCallback): void
   group(
     prefix: string | null,
-    domain: string | null | GroupCallback,
-    middleware?: MiddlewareRef | readonly MiddlewareRef[] | null | GroupCallback,
-    namePrefix?: string | null | GroupCallback,
-    callback?: GroupCallback,
+    domain: string | null,
+    middleware: MiddlewareList,
+    callback: GroupCallback,
+  ): void
+  group(
+    prefix: string | null,
+    domain: string | null,
+    middleware: MiddlewareList,
+    namePrefix: string | null,
+    callback: GroupCallback,
   ): void
   group(...args: unknown[]): void {
     this.#assertOpen('group')
@@ -224,25 +253,26 @@ export class Registrar {
     method: HttpMethod,
     path: string,
     handler: HandlerRef,
-    nameOrOptions: string | RouteOptions | null | undefined,
+    nameOrOptions: NameOrOptions | undefined,
   ): Route {
     this.#assertOpen(method.toLowerCase(), path)
     const where = this.#captureLocations ? captureLocation() : null
     if (typeof path !== 'string') {
       throw this.#error(
         'FW_PATTERN_INVALID',
-        `${method} route path must be a string`,
+        `${method} route path must be a string, got ${preview(path)}`,
         'Write the path as "/users/{id}".',
         where?.(),
       )
     }
     const scope = this.#scope
-    const options = routeOptions(`${method} ${path}`, nameOrOptions, this.#fail(where))
+    const full = joinPaths(scope.prefix, path)
+    const options = routeOptions(`${method} ${full}`, nameOrOptions, this.#fail(where))
     const own = toList(options.middleware)
     const record: RouteRecord = {
       id: this.routes.length,
       method,
-      path: joinPaths(scope.prefix, path),
+      path: full,
       host: scope.domain,
       name: options.name == null ? null : scope.namePrefix + options.name,
       middleware: [...scope.middleware, ...own],

@@ -6,12 +6,16 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { ViewEngine } from './types.js'
 
+// `=` and a backtick too (as Handlebars does): in an unquoted attribute, `title={{ v }}`, a
+// value `x onclick=alert(1)` would otherwise add an event handler attribute.
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',
   '>': '&gt;',
   '"': '&quot;',
   "'": '&#39;',
+  '=': '&#61;',
+  '`': '&#96;',
 }
 
 // Exactly `{{{ key }}}` is raw, `{{ key }}` escaped. Anything in between (`{{{ key }}`, a typo)
@@ -19,7 +23,7 @@ const ESCAPES: Record<string, string> = {
 const PLACEHOLDER = /\{\{\{\s*([\w.]+)\s*\}\}\}|\{\{\s*([\w.]+)\s*\}\}/g
 
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!)
+  return text.replace(/[&<>"'=`]/g, (c) => ESCAPES[c]!)
 }
 
 /**

@@ -15,9 +15,11 @@ const kernel = await Kernel.boot({ routeCache, register })
 // cannot parse or would answer itself (malformed, oversized, no Host, CONNECT): JSON errors.
 const server = attachKernel(createServer(), () => kernel)
 const host = process.env.HOST ?? '127.0.0.1'
+// Decimal digits only, as `fw serve` takes it: Number() would read ' ' as 0 (a random port) and
+// 0x1F90 as 8080.
 const port = Number(process.env.PORT || 3000)
-if (!Number.isInteger(port) || port < 0 || port > 65535)
-  fail(`PORT=${process.env.PORT} is not a port number (0 to 65535)`)
+if (!/^\d{1,5}$/.test(process.env.PORT || '3000') || port > 65535)
+  fail(`PORT=${process.env.PORT} is not a port number (0 to 65535, in decimal)`)
 server.once('error', (error) => fail(`cannot listen on ${host}:${port}: ${error.message}`))
 server.listen(port, host, () => {
   console.log(`listening on http://${host}:${server.address().port}`)

@@ -1,0 +1,68 @@
+/**
+ * Audit 6: the registration forms the README and the spec show type-check under `strict`.
+ * Regressions: in `r.group('/y', null, (r) => { ... })` the callback's `r` was an implicit `any`
+ * (TS7006: the middleware slot's type also took functions, so the callback had no single
+ * contextual type), and a verb's third argument `[]` (the spec's "array", none) was TS2345.
+ */
+import { join } from 'node:path'
+import ts from 'typescript'
+import { describe, expect, it } from 'vitest'
+import { REPO_ROOT } from '../support/project.js'
+
+// A file that is never written: served to the compiler as if it were in test/define/.
+const FILE = join(REPO_ROOT, 'test', 'define', '__audit-6-types-check.ts')
+
+/** `tsc --strict` diagnostics of `source`, as `<line>: TS<code>: <message>`. */
+function diagnostics(source: string): string[] {
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    skipLibCheck: true,
+    types: ['node'],
+  }
+  const host = ts.createCompilerHost(options)
+  const read = host.readFile.bind(host)
+  const getSourceFile = host.getSourceFile.bind(host)
+  host.fileExists = (name) => name === FILE || ts.sys.fileExists(name)
+  host.readFile = (name) => (name === FILE ? source : read(name))
+  host.getSourceFile = (name, version, ...rest) =>
+    name === FILE
+      ? ts.createSourceFile(name, source, version)
+      : getSourceFile(name, version, ...rest)
+  const program = ts.createProgram([FILE], options, host)
+  return ts.getPreEmitDiagnostics(program, program.getSourceFile(FILE)).map((d) => {
+    const line = d.file!.getLineAndCharacterOfPosition(d.start!).line + 1
+    return `${line}: TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`
+  })
+}
+
+// One program for both cases: type-checking fw's sources takes seconds.
+const SOURCE = `import { defineRoutes, type Middleware } from '../../src/index.js'
+const stats = () => ({ users: 1 })
+const tenant: Middleware = (req, next) => next(req)
+export default defineRoutes((r) => {
+  r.group('/x', (r) => { r.get('/a', stats) })
+  r.group('/y', null, (r) => { r.get('/a', stats) })
+  r.group('/z', null, ['auth', tenant], (r) => { r.get('/a', stats) })
+  r.group('/w', null, 'auth', 'w.', (r) => { r.get('/a', stats, 'a') })
+  r.group({ prefix: '/v', middleware: tenant }, (r) => r.get('/a', stats))
+  r.get('/m', stats, [])
+  r.get('/n', stats, null).withName('n').withMiddleware(['auth', tenant])
+  // Refused at run time, so refused by the types too (lines 13 and 14):
+  r.get('/a', stats, ['auth'])
+  r.group('/b', null, ['auth'], 'b.')
+})
+`
+
+describe('registration forms under strict TypeScript', () => {
+  it('types the callback of every positional group form and [] as no options; refuses the rest', () => {
+    const found = diagnostics(SOURCE)
+    expect(
+      found.map((d) => d.split(':')[0]),
+      found.join('\n'),
+    ).toEqual(['13', '14'])
+  }, 60_000)
+})
