@@ -107,7 +107,8 @@ export class Kernel implements KernelServices {
     const allowed = (m: string): boolean =>
       used.has(m) || m === 'OPTIONS' || (m === 'HEAD' && used.has('GET'))
     this.#serverAllow = HTTP_METHODS.filter(allowed).join(', ')
-    this.#views = options.views ?? new TemplateViews()
+    // An edited view shows at once in development (fw serve --watch rebuilds on route changes).
+    this.#views = options.views ?? new TemplateViews({ cache: this.env === 'production' })
     this.requestOptions = {
       trustProxy: compileTrust(process.env.TRUSTED_PROXIES),
       ...options.request,

@@ -33,9 +33,12 @@ export function escapeHtml(text: string): string {
 export class TemplateViews implements ViewEngine {
   readonly #dir: string
   readonly #templates = new Map<string, string>()
+  readonly #cache: boolean
 
-  constructor(options: { dir?: string; templates?: Record<string, string> } = {}) {
+  /** `cache: false` reads a view's file at each render (the kernel's default in development). */
+  constructor(options: { dir?: string; templates?: Record<string, string>; cache?: boolean } = {}) {
     this.#dir = resolve(options.dir ?? 'views')
+    this.#cache = options.cache ?? true
     for (const [name, text] of Object.entries(options.templates ?? {}))
       this.#templates.set(name, text)
   }
@@ -55,7 +58,7 @@ export class TemplateViews implements ViewEngine {
     let text = this.#templates.get(name)
     if (text === undefined) {
       text = readFileSync(join(this.#dir, `${name}.html`), 'utf8')
-      this.#templates.set(name, text)
+      if (this.#cache) this.#templates.set(name, text)
     }
     return text
   }
