@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto'
 import { FwError } from '../shared/errors.js'
 import type { Logger, MiddlewareFactory } from '../runtime/types.js'
 import { ClusterRevocationList, REVOCATION_PRIMARY_ENV } from './cluster-revocation.js'
+import { DurableRevocationList } from './durable-revocation.js'
 import { createHandlers, type AuthHandlers } from './handlers.js'
 import { DEFAULT_TTL, TokenService } from './jwt.js'
 import { authMiddleware, roleMiddleware } from './middleware.js'
@@ -62,6 +63,7 @@ export class Auth {
   #tokens: TokenService | null = null
   #database: Promise<Database> | null = null
   #revocations: Promise<RevocationList> | null = null
+  #durable: Promise<RevocationList> | null = null
   #refresh: Promise<RefreshTokens> | null = null
 
   constructor(options: AuthOptions = {}) {
@@ -71,7 +73,7 @@ export class Auth {
       auth: (params, kernel) =>
         authMiddleware({
           tokens: () => this.tokenService(kernel.log),
-          revocations: () => this.revocations(),
+          revocations: () => this.tokenRevocations(),
         })(params, kernel),
       role: roleMiddleware(),
     }
@@ -115,6 +117,27 @@ export class Auth {
       () => (this.#revocations = null),
     )
     return this.#revocations
+  }
+
+  /**
+   * The list the middleware and the endpoints use: `revocations()`, and when that is the default
+   * in-process one (no REDIS_URL, no list given), written through to the user database so that
+   * logouts and refreshes outlive a restart.
+   */
+  tokenRevocations(): Promise<RevocationList> {
+    if (this.#options.revocations !== undefined) return this.revocations()
+    this.#durable ??= retryable(
+      this.revocations().then(
+        (inner) =>
+          new DurableRevocationList({
+            inner,
+            store: async () => (await this.database()).revokedTokens,
+            now: this.now,
+          }),
+      ),
+      () => (this.#durable = null),
+    )
+    return this.#durable
   }
 
   refreshTokens(): Promise<RefreshTokens> {
@@ -161,7 +184,7 @@ export class Auth {
     ])
     await db?.close()
     await revocations?.close?.()
-    this.#database = this.#revocations = this.#refresh = null
+    this.#database = this.#revocations = this.#refresh = this.#durable = null
   }
 
   /**

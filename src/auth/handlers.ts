@@ -135,7 +135,7 @@ export function createHandlers(auth: Auth): AuthHandlers {
       // Read first, so a malformed body is a 400 before anything is revoked.
       const refreshToken = request.input('refresh_token')
       const userId = request.getAttribute('auth.user_id')
-      await revocationCall(async () => (await auth.revocations()).revoke(jti, payload.exp))
+      await revocationCall(async () => (await auth.tokenRevocations()).revoke(jti, payload.exp))
       if (typeof refreshToken === 'string' && typeof userId === 'number')
         await storeCall(async () => (await auth.refreshTokens()).revoke(refreshToken, userId))
       return noContent()
@@ -241,7 +241,9 @@ async function refreshable(auth: Auth, token: string): Promise<number | null> {
   if (typeof payload.jti === 'string') {
     // Test-and-set: of concurrent refreshes of one token, one wins; a revoked token gets none.
     const jti = payload.jti
-    if (!(await revocationCall(async () => (await auth.revocations()).revoke(jti, payload.exp))))
+    if (
+      !(await revocationCall(async () => (await auth.tokenRevocations()).revoke(jti, payload.exp)))
+    )
       return null
   }
   return userId

@@ -5,7 +5,8 @@
  * case-sensitive), a token that verifies, a jti not on the revocation list; then it sets
  * `auth.user_id`, `auth.payload` and `auth.roles`. Every 401 carries `WWW-Authenticate: Bearer`,
  * with `error="invalid_token"` once a token was sent. role: 403 unless `auth.roles` shares a role
- * with the alias's list; put it after 'auth'.
+ * with the alias's list (with `WWW-Authenticate: Bearer error="insufficient_scope"`); put it after
+ * 'auth'.
  */
 import { forbidden, serviceUnavailable, unauthorized } from '../runtime/http-error.js'
 import type { Middleware, MiddlewareFactory } from '../runtime/types.js'
@@ -24,6 +25,9 @@ export const MESSAGES = {
 
 const CHALLENGE = { 'www-authenticate': 'Bearer' }
 const INVALID_TOKEN = { 'www-authenticate': 'Bearer error="invalid_token"' }
+// RFC 6750 section 3: a token that does not enable access MUST get a challenge; 3.1 names the
+// error of a token without the privileges (here, roles) the resource needs.
+const INSUFFICIENT_SCOPE = { 'www-authenticate': 'Bearer error="insufficient_scope"' }
 
 export interface AuthMiddlewareOptions {
   tokens: TokenService | (() => TokenService)
@@ -110,7 +114,7 @@ export function roleMiddleware(): MiddlewareFactory {
       const granted =
         Array.isArray(roles) &&
         roles.some((role) => typeof role === 'string' && required.includes(role))
-      if (!granted) throw forbidden(MESSAGES.forbidden)
+      if (!granted) throw forbidden(MESSAGES.forbidden, { headers: INSUFFICIENT_SCOPE })
       return next(request)
     }
   }

@@ -4,9 +4,11 @@
  * verify, so users migrated from PHP apps keep working. Verification never throws: a malformed or
  * unsupported stored hash, or one whose cost parameters exceed the caps below, is a mismatch.
  *
- * Passwords are NFC-normalised before hashing and verifying (RFC 8265's OpaqueString, NIST SP
- * 800-63B 5.1.1.2): "é" typed on one keyboard is U+00E9, on another (macOS input, some mobile
- * keyboards) "e" + U+0301, and both must open the account.
+ * Passwords are prepared as RFC 8265's OpaqueString before hashing and verifying (NIST SP
+ * 800-63B 5.1.1.2): non-ASCII spaces become U+0020 and the result is NFC-normalised. "é" typed on
+ * one keyboard is U+00E9, on another (macOS input, some mobile keyboards) "e" + U+0301; a space is
+ * U+0020 on one and U+00A0 on another (macOS types it with Option+Space, and pasting from a web
+ * page or a word processor gives it): each pair must open the account.
  */
 import * as argon2 from '@node-rs/argon2'
 import * as bcrypt from '@node-rs/bcrypt'
@@ -46,9 +48,12 @@ export type HashAlgorithm = 'argon2id' | 'bcrypt'
  */
 export type PasswordCheck = 'match' | 'legacy' | 'mismatch'
 
-/** The form of a password that is hashed: NFC. */
+/** Space separators other than U+0020 (RFC 8265 section 4.2.2: "non-ASCII space"). */
+const NON_ASCII_SPACE = /(?!\u0020)\p{Zs}/gu
+
+/** The form of a password that is hashed: RFC 8265's OpaqueString (spaces mapped, then NFC). */
 export function normalizePassword(password: string): string {
-  return password.normalize('NFC')
+  return password.replace(NON_ASCII_SPACE, ' ').normalize('NFC')
 }
 
 /**
@@ -88,7 +93,7 @@ export async function verifyPassword(password: unknown, storedHash: unknown): Pr
 
 /**
  * Like verifyPassword, and tells a match of the normalised password from one of its raw form only
- * (tried second, and only when the two differ, so an ASCII password costs one verification).
+ * (tried after it, and only when they differ, so an ASCII password costs one verification).
  * @example
  * if ((await checkPassword(input, hash)) === 'legacy') await users.updatePasswordHash(id, await hashPassword(input))
  */
@@ -99,7 +104,10 @@ export async function checkPassword(
   if (typeof password !== 'string' || typeof storedHash !== 'string') return 'mismatch'
   const normalized = normalizePassword(password)
   if (await verifyExactly(normalized, storedHash)) return 'match'
-  if (normalized !== password && (await verifyExactly(password, storedHash))) return 'legacy'
+  // Earlier forms: NFC only (fw before spaces were mapped), then as typed (before NFC, or imported).
+  const earlier = new Set([password.normalize('NFC'), password])
+  earlier.delete(normalized)
+  for (const form of earlier) if (await verifyExactly(form, storedHash)) return 'legacy'
   return 'mismatch'
 }
 

@@ -21,6 +21,7 @@ import {
   type UserRecord,
   type UserStore,
 } from './types.js'
+import { PostgresRevokedTokens, revokedTokensTable } from './revoked-tokens.js'
 
 type Tables = ReturnType<typeof tableNames>
 type Query = (text: string, values?: unknown[]) => Promise<pg.QueryResult>
@@ -33,7 +34,18 @@ export interface PostgresOptions {
   tablePrefix?: string
   /** Pool size. Default 10. */
   max?: number
+  /**
+   * How long to wait for a connection (a new one, or a free one of the pool), and for a query's
+   * answer, in milliseconds. Default 5000 and 15000. pg waits forever by default: a database host
+   * that accepts TCP but does not answer (paused, overloaded, a half-open link) would hang every
+   * request, and the first one's migration would never settle, so the store never recovered.
+   */
+  connectionTimeoutMs?: number
+  queryTimeoutMs?: number
 }
+
+export const CONNECTION_TIMEOUT_MS = 5000
+export const QUERY_TIMEOUT_MS = 15_000
 
 /**
  * Connects a pool and migrates the schema.
@@ -41,7 +53,12 @@ export interface PostgresOptions {
  * const db = await openPostgres('postgres://app@localhost/app')
  */
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 })
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? CONNECTION_TIMEOUT_MS,
+    query_timeout: options.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
+  })
   // An idle client losing its connection emits on the pool; the next query reconnects.
   pool.on('error', () => {})
   const tables = tableNames(options.tablePrefix)
@@ -55,6 +72,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     kind: 'postgres',
     users: new PostgresUserStore(pool, tables),
     refreshTokens: new PostgresRefreshTokenStore(pool, tables),
+    revokedTokens: new PostgresRevokedTokens(pool, tables.revokedTokens),
     close: () => pool.end(),
   }
 }
@@ -77,6 +95,7 @@ async function migrate(query: Query, t: Tables): Promise<void> {
     rotated_at TIMESTAMP,
     revoked BOOLEAN NOT NULL DEFAULT false,
     created_at TIMESTAMP NOT NULL DEFAULT (now() AT TIME ZONE 'UTC'))`)
+  await query(revokedTokensTable(t.revokedTokens, 'BIGINT'))
   // Tables created by an older fw, or by hand from the spec's three columns, gain what is missing.
   await query(`ALTER TABLE ${t.users} ADD COLUMN IF NOT EXISTS roles JSONB NOT NULL DEFAULT '[]'`)
   await query(`ALTER TABLE ${t.refreshTokens}
@@ -114,6 +133,7 @@ async function attemptTransaction<T>(
   work: (query: Query) => Promise<T>,
 ): Promise<T> {
   const client = await pool.connect()
+  let failure: Error | undefined
   try {
     await client.query('BEGIN')
     const result = await work((text, values) => client.query(text, values))
@@ -121,9 +141,12 @@ async function attemptTransaction<T>(
     return result
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {})
+    failure = error as Error
     throw error
   } finally {
-    client.release()
+    // A client released with its error is discarded, not reused: after a query timeout it may
+    // still be waiting for the answer (or in the aborted transaction).
+    client.release(failure)
   }
 }
 

@@ -22,6 +22,7 @@ import {
   type UserRecord,
   type UserStore,
 } from './types.js'
+import { revokedTokensTable, SqliteRevokedTokens } from './revoked-tokens.js'
 
 type Db = BetterSqlite3.Database
 
@@ -99,6 +100,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): Database 
     kind: 'sqlite',
     users: new SqliteUserStore(prepare, tables),
     refreshTokens: new SqliteRefreshTokenStore(db, prepare, tables),
+    revokedTokens: new SqliteRevokedTokens(prepare, tables.revokedTokens),
     close: async () => void db.close(),
   }
 }
@@ -122,7 +124,8 @@ function migrate(db: Db, prepare: Prepare, t: Tables): void {
       rotated_at TEXT,
       revoked INTEGER NOT NULL DEFAULT 0,
       created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now'))
-    );`)
+    );
+    ${revokedTokensTable(t.revokedTokens, 'INTEGER')};`)
   // Tables created by an older fw, or by hand from the spec's three columns, gain what is missing.
   addMissingColumns(db, prepare, t.users, { roles: `TEXT NOT NULL DEFAULT '[]'` })
   addMissingColumns(db, prepare, t.refreshTokens, {

@@ -93,11 +93,27 @@ export interface RefreshTokenStore {
   purgeExpired(now: string): Promise<number>
 }
 
+/**
+ * Revoked token ids (jti) kept until the token's expiry, so a revocation outlives a restart.
+ * @example
+ * if (await revokedTokens.insert(jti, payload.exp)) console.log('revoked now')
+ */
+export interface RevokedTokenStore {
+  /** Stores `jti` until `expiresAt` (Unix seconds); resolves false when it was stored already. */
+  insert(jti: string, expiresAt: number): Promise<boolean>
+  /** The entries that expire after `now` (Unix seconds). */
+  live(now: number): Promise<Array<{ jti: string; expiresAt: number }>>
+  /** Deletes the entries that expired at or before `now`; returns how many. */
+  purgeExpired(now: number): Promise<number>
+}
+
 /** The users and refresh tokens of one database. */
 export interface Database {
   readonly kind: 'sqlite' | 'postgres'
   readonly users: UserStore
   readonly refreshTokens: RefreshTokenStore
+  /** Revoked access tokens. A database without it keeps revocations in memory only. */
+  readonly revokedTokens?: RevokedTokenStore
   close(): Promise<void>
 }
 
@@ -140,10 +156,18 @@ export function publicUser(user: UserRecord): PublicUser {
 }
 
 /** Table names from an optional prefix (letters, digits, underscores). */
-export function tableNames(prefix = ''): { users: string; refreshTokens: string } {
+export function tableNames(prefix = ''): {
+  users: string
+  refreshTokens: string
+  revokedTokens: string
+} {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$|^$/.test(prefix))
     throw new TypeError(`Invalid table prefix "${prefix}"`)
-  return { users: `${prefix}users`, refreshTokens: `${prefix}refresh_tokens` }
+  return {
+    users: `${prefix}users`,
+    refreshTokens: `${prefix}refresh_tokens`,
+    revokedTokens: `${prefix}revoked_tokens`,
+  }
 }
 
 /** Roles as stored (a JSON array of strings), read defensively. */

@@ -1,0 +1,87 @@
+/**
+ * The in-process revocation list (memory, or the primary's under `--workers`) made to outlive a
+ * restart: every revocation is also written to the user database, and a process reads back the
+ * unexpired ones before it answers its first check. Without this a restart (a deploy, a crash)
+ * forgot every logout: a logged-out token verified again until its exp, and a token refreshed
+ * before the restart refreshed once more after it. Checks stay in memory (no query per
+ * authenticated request); only revocations (logout, refresh) write. On a database shared by
+ * several hosts the write is also a test-and-set, so a token refreshes once on all of them.
+ */
+import type { RevocationList } from './revocation.js'
+import type { RevokedTokenStore } from './stores/types.js'
+
+/** How often (at most) a revocation deletes the expired rows. */
+const PURGE_INTERVAL_MS = 3_600_000
+
+export interface DurableRevocationOptions {
+  /** The list checked first and written first (memory, or the primary's over IPC). */
+  inner: RevocationList
+  /** The table; undefined when the database has none (then this is the inner list alone). */
+  store: () => Promise<RevokedTokenStore | undefined>
+  now?: () => number
+}
+
+/**
+ * @example
+ * const list = new DurableRevocationList({ inner: new MemoryRevocationList(), store: async () => (await db()).revokedTokens })
+ */
+export class DurableRevocationList implements RevocationList {
+  readonly #inner: RevocationList
+  readonly #store: () => Promise<RevokedTokenStore | undefined>
+  readonly #now: () => number
+  /** Revocations of earlier runs (key: lowercased jti, as the lists key it; value: exp, seconds). */
+  #earlier: Promise<Map<string, number>> | null = null
+  #purgedAt = -Infinity
+
+  constructor(options: DurableRevocationOptions) {
+    this.#inner = options.inner
+    this.#store = options.store
+    this.#now = options.now ?? Date.now
+  }
+
+  async revoke(jti: string, expiresAt: number): Promise<boolean> {
+    if (this.#isEarlier(await this.#loadEarlier(), jti)) return false
+    if (!(await this.#inner.revoke(jti, expiresAt))) return false
+    const store = await this.#store()
+    if (store === undefined || expiresAt * 1000 <= this.#now()) return true
+    await this.#purge(store)
+    return store.insert(jti.toLowerCase(), expiresAt)
+  }
+
+  async isRevoked(jti: string): Promise<boolean> {
+    if (this.#isEarlier(await this.#loadEarlier(), jti)) return true
+    return this.#inner.isRevoked(jti)
+  }
+
+  async close(): Promise<void> {
+    await this.#inner.close?.()
+  }
+
+  #isEarlier(earlier: Map<string, number>, jti: string): boolean {
+    const exp = earlier.get(jti.toLowerCase())
+    return exp !== undefined && exp * 1000 > this.#now()
+  }
+
+  /** Read once; a failure is forgotten, so the next call tries again (and answers 503 meanwhile). */
+  #loadEarlier(): Promise<Map<string, number>> {
+    this.#earlier ??= this.#readEarlier().catch((error: unknown) => {
+      this.#earlier = null
+      throw error
+    })
+    return this.#earlier
+  }
+
+  async #readEarlier(): Promise<Map<string, number>> {
+    const store = await this.#store()
+    const rows = store === undefined ? [] : await store.live(Math.floor(this.#now() / 1000))
+    return new Map(rows.map((row) => [row.jti.toLowerCase(), row.expiresAt]))
+  }
+
+  /** A failure is left for the next time: it must not fail a logout. */
+  async #purge(store: RevokedTokenStore): Promise<void> {
+    const now = this.#now()
+    if (now - this.#purgedAt < PURGE_INTERVAL_MS) return
+    this.#purgedAt = now
+    await store.purgeExpired(Math.floor(now / 1000)).catch(() => {})
+  }
+}
