@@ -100,6 +100,20 @@ describe('fw user:create', () => {
 
   const failures: [string, string[], () => PasswordIo['stdin'], string, RegExp][] = [
     [
+      'a name holding a control character (an ANSI escape would restyle every listing of it)',
+      ['--email', 'c@example.com', '--name', 'C\u001b[31m', '--password-stdin'],
+      () => piped('correct horse'),
+      'FW_USER_INVALID',
+      /The name holds a control character/,
+    ],
+    [
+      'an email holding a control character',
+      ['--email', 'c\u0007@example.com', '--name', 'C', '--password-stdin'],
+      () => piped('correct horse'),
+      'FW_USER_INVALID',
+      /is not an email address/,
+    ],
+    [
       'a duplicate email',
       ['--email', 'ADA@example.com', '--name', 'Again', '--password-stdin'],
       () => piped('correct horse'),

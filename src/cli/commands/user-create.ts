@@ -114,9 +114,12 @@ export function registerUserCreateCommand(
     })
 }
 
+// C0 and C1 controls and DEL: no part of an email address or a display name.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+
 function checkDetails(flags: UserCreateFlags): { email: string; name: string; roles: string[] } {
   const email = flags.email.trim()
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || CONTROL.test(email) || email.length > 254) {
     throw userError(
       'FW_USER_INVALID',
       `"${flags.email}" is not an email address`,
@@ -129,6 +132,13 @@ function checkDetails(flags: UserCreateFlags): { email: string; name: string; ro
       'FW_USER_INVALID',
       'The name is empty or longer than 200 characters',
       'Pass --name "Ada Lovelace".',
+    )
+  // An escape sequence stored in a name would restyle every terminal and log that shows it.
+  if (CONTROL.test(name))
+    throw userError(
+      'FW_USER_INVALID',
+      'The name holds a control character',
+      'Pass --name as plain text: "Ada Lovelace".',
     )
   const roles = (flags.roles ?? '')
     .split(',')
