@@ -5,8 +5,9 @@
  * is no longer known to be sound; before that the error is logged once through the app's logger
  * (a JSON line in production, with credentials redacted), the server stops accepting and the
  * requests in flight get CRASH_DRAIN_MS to finish. A supervisor (systemd, Kubernetes, the
- * --workers primary) then starts a fresh process. An app that listens for the event itself
- * decides instead, as without fw.
+ * --workers primary) then starts a fresh process. Under `fw serve --watch` the error is logged
+ * and the server keeps running, so that the fix, once saved, is reloaded. An app that listens for
+ * the event itself decides instead, as without fw.
  */
 import type { Logger } from '../runtime/types.js'
 import { appListens, listenAsFw } from '../shared/process-listeners.js'
@@ -27,9 +28,19 @@ const MESSAGES = {
   unhandledRejection: 'Unhandled promise rejection: the server stops (exit code 1)',
 } as const
 
+// Under --watch, a development loop: the developer fixes the code and the watcher reloads it, as
+// Next.js's and Nuxt's development servers keep running.
+const KEPT_RUNNING = {
+  uncaughtException:
+    'Uncaught exception: fw serve --watch keeps running (without --watch the server stops)',
+  unhandledRejection:
+    'Unhandled promise rejection: fw serve --watch keeps running (without --watch the server stops)',
+} as const
+
 /**
  * Listens for uncaught exceptions and unhandled rejections from now on: each is logged through
- * `log()` (the current kernel's logger), and the first resolves `received`. Listening keeps Node
+ * `log()` (the current kernel's logger), and the first resolves `received` (never, with
+ * `keepRunning`: `fw serve --watch` goes on serving). Listening keeps Node
  * from ending the process itself; the caller drains
  * and exits. The listeners stay for the process's life: an error during that drain, or during a
  * stop by signal, is logged too, and the process still exits 1.
@@ -37,21 +48,25 @@ const MESSAGES = {
  * const crash = listenForCrash(() => kernel.log)
  * await crash.received // then drain and process.exit(1)
  */
-export function listenForCrash(log: () => Logger): CrashSignal {
+export function listenForCrash(
+  log: () => Logger,
+  { keepRunning = false }: { keepRunning?: boolean } = {},
+): CrashSignal {
   let resolve!: (error: unknown) => void
   const received = new Promise<unknown>((r) => (resolve = r))
   for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
     const listener = (error: unknown): void => {
       // An app that listens for the event itself decides, as it would without fw.
       if (appListens(event)) return
-      // However the process then ends (this crash, or the drain of a stop signal already under
-      // way), it ends with code 1.
-      process.exitCode = 1
       try {
-        log().error({ err: error }, MESSAGES[event])
+        log().error({ err: error }, (keepRunning ? KEPT_RUNNING : MESSAGES)[event])
       } catch {
         // A logger that throws must not turn one crash into a loop of them.
       }
+      if (keepRunning) return
+      // However the process then ends (this crash, or the drain of a stop signal already under
+      // way), it ends with code 1.
+      process.exitCode = 1
       resolve(error)
     }
     listenAsFw(event, listener)

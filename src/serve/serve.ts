@@ -68,7 +68,7 @@ async function serveOne(options: ServeOptions): Promise<void> {
   const server = await startServer(kernel, { ...options, port })
   // From here an error the app leaves uncaught is logged by the app's logger, then ends the
   // process after a short drain (crash.ts), instead of Node's raw crash.
-  const crash = listenForCrash(() => kernel.log)
+  const crash = listenForCrash(() => kernel.log, { keepRunning: options.watch })
   useServerUrl(kernel, server.url)
   const swapTo = async (register: (r: Registrar) => void): Promise<void> => {
     const next = await boot(options, register)

@@ -181,6 +181,27 @@ describe('fw serve and an uncaught exception while it stops', () => {
   })
 })
 
+describe('fw serve --watch and an uncaught exception', () => {
+  it('logs it and keeps serving, as a development server: the fix, once saved, is reloaded', async () => {
+    const app = await serve(['--watch'], { LOG_FORMAT: 'pretty', JWT_SECRET: 'x'.repeat(40) })
+    expect(await getJson(app.port, '/late')).toEqual({ answered: true })
+    expect(await getJson(app.port, '/reject')).toEqual({ answered: true })
+    await new Promise((r) => setTimeout(r, 300))
+    expect(await getJson(app.port, '/pid')).toEqual({ pid: app.pid })
+    const errors = app.stdout().split('\n').filter((line) => / ERROR /.test(line))
+    expect(errors).toEqual([
+      expect.stringMatching(
+        / ERROR Uncaught exception: fw serve --watch keeps running \(without --watch the server stops\) err=late/,
+      ),
+      expect.stringMatching(
+        / ERROR Unhandled promise rejection: fw serve --watch keeps running \(without --watch the server stops\) err=nobody waits for me$/,
+      ),
+    ])
+    process.kill(app.pid, 'SIGTERM')
+    expect(await exitCode(app)).toBe(0)
+  })
+})
+
 describe('fw serve and an unhandled rejection', () => {
   it('crashes as Node does since v15, logged by the readable development logger: one ERROR line, its stack below, exit 1', async () => {
     const app = await serve([], { LOG_FORMAT: 'pretty', JWT_SECRET: 'x'.repeat(40) })
