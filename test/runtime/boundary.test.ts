@@ -44,7 +44,10 @@ const ALLOWED_PACKAGES = [
 // audit (session 14) raised it 82 → 84 KB (81.6 KB then): an error boundary that survives
 // unreadable thrown values, credentials redacted from logged errors, files counted by fw
 // (empty file inputs are none), cleanup that waits for an unawaited moveTo().
-const BUDGET_BYTES = 84_000
+// The sixth audit (session 15) raised it 84 → 86 KB (84.35 KB then): TRUSTED_PROXIES entries
+// checked at boot, X-Forwarded-For and Accept* ranges bounded, middleware lists checked at their
+// registration, a 205 sent without its body, views re-read in development.
+const BUDGET_BYTES = 86_000
 
 describe('runtime import boundary', () => {
   it.each(ENTRIES)('%s reaches no compiler, CLI or serve code', (entry) => {

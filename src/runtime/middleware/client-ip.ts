@@ -1,7 +1,8 @@
 /**
  * Sets `client_ip`: the socket peer, or the address X-Forwarded-For names when the peer (and each
  * hop, read right to left) is a trusted proxy. proxy-addr's semantics; `::ffff:1.2.3.4` is 1.2.3.4;
- * an entry that is not an IP address is never the client (the hop that passed it on is).
+ * an entry that is not an IP address is never the client (the hop that passed it on is). At most
+ * the 32 nearest hops are read.
  */
 import { isIP } from 'node:net'
 import proxyaddr from 'proxy-addr'
@@ -9,13 +10,19 @@ import type { FwRequest } from '../request/request.js'
 import { unmapAddress } from '../request/uri.js'
 import type { Middleware } from '../types.js'
 
+// proxy-addr parses each hop it asks about (~14 µs for '::1'): 3,000 trusted hops in a 12 KB
+// header cost ~40 ms a request. Only the nearest 32 are read; past them the 32nd is the client.
+const MAX_HOPS = 32
+
 /** The client's address: the peer, or what X-Forwarded-For says through trusted proxies. */
 export function clientAddress(request: FwRequest): string {
   const forwarded = request.getHeaderLine('x-forwarded-for')
   const peer = request.getClientAddress()
   // getClientAddress() is already unmapped; a forwarded address may still be ::ffff:-mapped.
   if (forwarded === '') return peer
-  const reqLike = { socket: { remoteAddress: peer }, headers: { 'x-forwarded-for': forwarded } }
+  // Checked only for a long header: a short one cannot hold more than MAX_HOPS addresses.
+  const hops = forwarded.length > 4 * MAX_HOPS ? nearestHops(forwarded) : forwarded
+  const reqLike = { socket: { remoteAddress: peer }, headers: { 'x-forwarded-for': hops } }
   // [peer, hops right to left ..., the first untrusted one]. A trusted proxy may still pass on
   // what is not an address ("<script>", "unknown"): then the last hop that is one is the client.
   const chain = proxyaddr.all(reqLike as never, request.getTrustProxy())
@@ -24,6 +31,13 @@ export function clientAddress(request: FwRequest): string {
     if (isIP(address) !== 0) return address
   }
   return peer
+}
+
+/** The last MAX_HOPS entries of a comma-separated list. */
+function nearestHops(forwarded: string): string {
+  let at = forwarded.length
+  for (let i = 0; i < MAX_HOPS && at > 0; i++) at = forwarded.lastIndexOf(',', at - 1)
+  return at > 0 ? forwarded.slice(at + 1) : forwarded
 }
 
 /** Uses the request's own proxy trust (the kernel's `request.trustProxy`, TRUSTED_PROXIES by default). */

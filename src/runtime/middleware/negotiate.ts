@@ -1,7 +1,7 @@
 /**
  * The negotiation middleware (alias `negotiate`, or `negotiate:en,fr` to name the locales the app
  * has): sets `negotiated.type`, `negotiated.charset` and `locale` from Accept, Accept-Charset and
- * Accept-Language, using negotiator.
+ * Accept-Language, using negotiator. Only the first 32 ranges of each header count.
  */
 import Negotiator from 'negotiator'
 import { LANGUAGE_TAG } from '../../shared/middleware-aliases.js'
@@ -36,9 +36,9 @@ export function negotiate(options: NegotiationOptions = DEFAULT_NEGOTIATION): Mi
   return (request, next) => {
     const negotiator = new Negotiator({
       headers: {
-        accept: request.getHeaderLine('accept') || undefined,
-        'accept-charset': request.getHeaderLine('accept-charset') || undefined,
-        'accept-language': request.getHeaderLine('accept-language') || undefined,
+        accept: firstRanges(request.getHeaderLine('accept')),
+        'accept-charset': firstRanges(request.getHeaderLine('accept-charset')),
+        'accept-language': firstRanges(request.getHeaderLine('accept-language')),
       },
     })
     // One derived request, not three.
@@ -49,6 +49,21 @@ export function negotiate(options: NegotiationOptions = DEFAULT_NEGOTIATION): Mi
     })
     return next(derived)
   }
+}
+
+// negotiator weighs every range of a header against every value offered: 2,000 language ranges
+// against ten locales cost ~12 ms a request. Browsers send under 20; only the first 32 count.
+const MAX_RANGES = 32
+
+/** `line` (undefined when empty) cut to its first MAX_RANGES ranges; only a long one is scanned. */
+function firstRanges(line: string): string | undefined {
+  if (line.length <= 8 * MAX_RANGES) return line || undefined
+  let at = -1
+  for (let i = 0; i < MAX_RANGES; i++) {
+    at = line.indexOf(',', at + 1)
+    if (at === -1) return line
+  }
+  return line.slice(0, at)
 }
 
 /**

@@ -1,6 +1,7 @@
 /** Request options with defaults applied, resolved once per options object. */
 import { tmpdir } from 'node:os'
 import proxyaddr from 'proxy-addr'
+import { FwError } from '../../shared/errors.js'
 import { DEFAULT_BODY_LIMITS, type BodyLimits, type RequestOptions } from '../types.js'
 
 export type TrustFunction = (address: string, hop: number) => boolean
@@ -13,14 +14,23 @@ export interface ResolvedOptions {
 
 /**
  * A trust function for `RequestOptions.trustProxy` from addresses, CIDRs or proxy-addr names
- * (the `TRUSTED_PROXIES` setting: a list or a comma-separated string). Empty means loopback.
+ * (the `TRUSTED_PROXIES` setting: a list or a comma-separated string). Empty means loopback; an
+ * entry that is none of these is a FW_SERVE_CONFIG error.
  * @example
  * FwRequest.fromNode(req, { trustProxy: compileTrust(process.env.TRUSTED_PROXIES) })
  */
 export function compileTrust(addresses: string | readonly string[] = []): TrustFunction {
   const list = typeof addresses === 'string' ? addresses.split(',') : addresses
   const given = list.map((a) => a.trim()).filter((a) => a !== '')
-  return remember(proxyaddr.compile(given.length > 0 ? given : ['loopback']))
+  try {
+    return remember(proxyaddr.compile(given.length > 0 ? given : ['loopback']))
+  } catch (error) {
+    // proxy-addr names the entry ("invalid IP address: foo"); uncaught, fw serve called it a bug.
+    throw new FwError('FW_SERVE_CONFIG', `TRUSTED_PROXIES: ${(error as Error).message}`, {
+      hint: 'List addresses, CIDR ranges (10.0.0.0/8; prefix 1+) or loopback, linklocal, uniquelocal.',
+      cause: error,
+    })
+  }
 }
 
 /**
