@@ -89,6 +89,7 @@ export function compose(
 function promising(step: Step, sync: boolean): Step {
   if (sync) return step
   return (request) => {
+    if (request === undefined) throw noRequest('The handler')
     const result = step(request)
     return result instanceof Promise ? result : Promise.resolve(result)
   }
@@ -112,6 +113,8 @@ export function guarded(
   checked = true,
 ): Step {
   return (request) => {
+    // Thrown to the middleware that called next(): it has the request to rescue with.
+    if (request === undefined) throw noRequest(what)
     let result: FwResponse | Promise<FwResponse>
     try {
       result = step(request)
@@ -148,6 +151,17 @@ function adopt(
     false,
     what,
   )(request) as Promise<FwResponse>
+}
+
+/**
+ * The error for `next()` called without the request (Koa's and Hono's `await next()`): without it
+ * the next layer failed on `undefined`, and the log named neither the slip nor the middleware.
+ */
+function noRequest(next: string): TypeError {
+  const before = next[0]!.toLowerCase() + next.slice(1)
+  return new TypeError(
+    `A middleware called next() without the request (before ${before}): pass it on, next(request)`,
+  )
 }
 
 /**
