@@ -32,7 +32,8 @@ export type ErrorRenderer = (
  * const rendered = await settleWithin(renderer(error, context), 5000)
  */
 export function settleWithin<T>(answer: T | Promise<T>, ms: number): T | Promise<T> {
-  if (!(answer instanceof Promise)) return answer
+  // A thenable too (a custom promise library's, or a hand-written one that never settles).
+  if (typeof (answer as { then?: unknown } | null)?.then !== 'function') return answer
   let timer: NodeJS.Timeout | undefined
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -41,7 +42,7 @@ export function settleWithin<T>(answer: T | Promise<T>, ms: number): T | Promise
     )
     timer.unref()
   })
-  return Promise.race([answer, late]).finally(() => clearTimeout(timer))
+  return Promise.race([answer as Promise<T>, late]).finally(() => clearTimeout(timer))
 }
 
 /** The headers of every error response (DESIGN): for handlers that answer an error themselves. */

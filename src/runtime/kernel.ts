@@ -446,10 +446,31 @@ function resolveMiddleware(
     return resolveMiddleware(target, factories, aliases, kernel, [...through, name])
   }
   const factory = Object.hasOwn(factories, name) ? factories[name] : undefined
-  if (!factory) {
+  if (typeof factory !== 'function') {
     throw new FwError('FW_MIDDLEWARE_INVALID', `Middleware alias "${name}" has no implementation`, {
       hint: "Pass its factory in the kernel's middleware option, or register it with r.alias(name, fn).",
     })
   }
-  return factory(params, kernel)
+  let layer: unknown
+  try {
+    layer = factory(params, kernel)
+  } catch (error) {
+    throw new FwError(
+      'FW_MIDDLEWARE_INVALID',
+      `Middleware "${ref}" failed to build: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        hint: `Check the factory given for "${name}" (the kernel's middleware option).`,
+        cause: error,
+      },
+    )
+  }
+  if (typeof layer !== 'function')
+    throw new FwError(
+      'FW_MIDDLEWARE_INVALID',
+      `Middleware "${ref}": its factory returned ${layer === null ? 'null' : typeof layer}, not a middleware function`,
+      {
+        hint: `A factory returns (request, next) => response: middleware: { ${name}: (params) => (req, next) => next(req) }.`,
+      },
+    )
+  return layer as Middleware
 }

@@ -417,6 +417,22 @@ describe('a custom error renderer', () => {
     )
   })
 
+  it('falls back in time as well when the renderer answers a thenable that never settles', async () => {
+    const log = captureLogger()
+    const custom = await bootKernel(routes, {
+      errorRenderer: (() => ({ then: () => {} })) as never,
+      errorRendererTimeoutMs: 50,
+      log,
+    })
+    const response = await call(custom, '/nowhere')
+    expect(response.status).toBe(404)
+    expect(await jsonOf(response)).toMatchObject({ error: 'Not Found', code: 404 })
+    const failure = log.lines.find((l) => l.level === 'error')
+    expect((failure?.obj as { err?: Error } | undefined)?.err?.message).toBe(
+      'The custom error renderer did not answer within 50 ms',
+    )
+  })
+
   it('waits for a slow renderer that answers within its time', async () => {
     const custom = await bootKernel(routes, {
       errorRenderer: async (error) => {

@@ -63,6 +63,30 @@ describe('built-in alias parameters in the global lists', () => {
     expect(seen).toEqual([['burst']])
   })
 
+  it('fails the boot naming the alias when its factory throws', async () => {
+    const cfg = () => {
+      throw new Error('bad cfg')
+    }
+    await expect(
+      bootKernel(plainRoutes, { preGlobal: ['cfg:x'], middleware: { cfg } }),
+    ).rejects.toMatchObject({
+      code: 'FW_MIDDLEWARE_INVALID',
+      message: 'Middleware "cfg:x" failed to build: bad cfg',
+    })
+  })
+
+  it.each([
+    ['returns no function', { cfg: () => undefined }, 'its factory returned undefined'],
+    ['is no function', { cfg: 'nope' }, 'has no implementation'],
+  ])('fails the boot naming the alias when its factory %s', async (_what, middleware, message) => {
+    await expect(
+      bootKernel(plainRoutes, { preGlobal: ['cfg'], middleware: middleware as never }),
+    ).rejects.toMatchObject({
+      code: 'FW_MIDDLEWARE_INVALID',
+      message: expect.stringContaining(message),
+    })
+  })
+
   it('still takes well-formed locales there', async () => {
     const kernel = await bootKernel(plainRoutes, { preGlobal: ['negotiate:en,fr-CH'] })
     const response = await call(kernel, { uri: '/', headers: { 'accept-language': 'fr-ch' } })
