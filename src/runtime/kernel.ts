@@ -352,8 +352,13 @@ export class Kernel implements KernelServices {
     const renderer = this.#options.errorRenderer
     if (!renderer) return renderError(error, context)
     try {
+      // With the request scope on, the renderer's currentRequest() is the request that failed
+      // (with its request id): outside any layer (a routing miss) it was the request as it came.
+      const answer = this.#options.requestScopeEnabled
+        ? scope.run(request, renderer, error, context)
+        : renderer(error, context)
       const rendered: unknown = await settleWithin(
-        renderer(error, context),
+        answer,
         this.#options.errorRendererTimeoutMs ?? RENDERER_TIMEOUT_MS,
       )
       if (rendered instanceof FwResponse) return rendered

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Container } from '../../../src/runtime/container.js'
 import { currentRequest, Kernel, type ServiceProvider } from '../../../src/runtime/kernel.js'
+import { json } from '../../../src/runtime/response.js'
 import { silentLogger } from '../../../src/runtime/logger.js'
 import type { FwRequest } from '../../../src/runtime/request/request.js'
 import type { Middleware } from '../../../src/runtime/types.js'
@@ -165,6 +166,17 @@ describe('the request scope', () => {
     const kernel = await bootKernel(register, { requestScopeEnabled: true, preGlobal: [peek] })
     await call(kernel, '/scoped/2')
     expect(seen).toBe('/scoped/2')
+  })
+
+  it('gives a custom error renderer the failing request, with its request id, even on a routing miss', async () => {
+    const kernel = await bootKernel(register, {
+      requestScopeEnabled: true,
+      errorRenderer: (error) =>
+        json({ seen: currentRequest()?.getAttribute('request_id') ?? null }, error.status),
+    })
+    const response = await call(kernel, '/nowhere')
+    expect(response.status).toBe(404)
+    expect(await jsonOf(response)).toEqual({ seen: response.header('x-request-id') })
   })
 
   it('without requestScopeEnabled, currentRequest() is undefined inside a handler', async () => {
