@@ -188,7 +188,10 @@ describe('fw serve --watch and an uncaught exception', () => {
     expect(await getJson(app.port, '/reject')).toEqual({ answered: true })
     await new Promise((r) => setTimeout(r, 300))
     expect(await getJson(app.port, '/pid')).toEqual({ pid: app.pid })
-    const errors = app.stdout().split('\n').filter((line) => / ERROR /.test(line))
+    const errors = app
+      .stdout()
+      .split('\n')
+      .filter((line) => / ERROR /.test(line))
     expect(errors).toEqual([
       expect.stringMatching(
         / ERROR Uncaught exception: fw serve --watch keeps running \(without --watch the server stops\) err=late/,
