@@ -3,7 +3,14 @@
  * never loaded by a production server.
  */
 export { Registrar, Route, defineRoutes, collectRoutes } from './define/index.js'
-export type { RouteOptions, GroupOptions, GroupCallback } from './define/index.js'
+export type {
+  RouteOptions,
+  GroupOptions,
+  GroupCallback,
+  NameOrOptions,
+  Handler,
+  MiddlewareInput,
+} from './define/index.js'
 export { FwError, ERROR_CODES } from './shared/errors.js'
 export type { ErrorCode, SourceLocation } from './shared/errors.js'
 export type { HandlerRef, MiddlewareRef, RouteRecord } from './shared/route-record.js'

@@ -1,2 +1,9 @@
 export { Registrar, Route, defineRoutes, collectRoutes, joinPaths } from './registrar.js'
-export type { RouteOptions, GroupOptions, GroupCallback, NameOrOptions } from './registrar.js'
+export type {
+  RouteOptions,
+  GroupOptions,
+  GroupCallback,
+  NameOrOptions,
+  Handler,
+  MiddlewareInput,
+} from './registrar.js'

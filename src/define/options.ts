@@ -3,13 +3,23 @@
  * registration interface allows, and refuses every other form with a clear error: an argument fw
  * does not understand is never dropped silently, nor left to fail later as a TypeError.
  */
+import type { FwRequest } from '../runtime/request/request.js'
+import type { Next } from '../runtime/types.js'
 import type { ErrorCode } from '../shared/errors.js'
 import type { MiddlewareRef } from '../shared/route-record.js'
+
+/**
+ * A middleware as a routes file names it: an alias string (`'auth'`, `'throttle:5,60'`) or a
+ * function of the request and `next`, so that an inline `(req, next) => next(req)` is typed
+ * without annotations (a bare function type left both parameters `never` under strict). What it
+ * returns is checked when it runs (anything but a response is the boundary's 500, naming it).
+ */
+export type MiddlewareInput = string | ((request: FwRequest, next: Next) => unknown)
 
 /** Options accepted as the third argument of a verb method. */
 export interface RouteOptions {
   name?: string | null
-  middleware?: MiddlewareRef | readonly MiddlewareRef[] | null
+  middleware?: MiddlewareInput | readonly MiddlewareInput[] | null
 }
 
 /** Options of a group; every field composes with the enclosing groups. */
@@ -19,7 +29,7 @@ export interface GroupOptions {
   /** A domain pattern such as `{account}.example.com`; its parameters reach the handler. */
   domain?: string | null
   /** Applied to every route inside, before the routes' own middleware. */
-  middleware?: MiddlewareRef | readonly MiddlewareRef[] | null
+  middleware?: MiddlewareInput | readonly MiddlewareInput[] | null
   /** Prepended to every route name inside, e.g. `v1.`. */
   name?: string | null
 }
@@ -119,7 +129,7 @@ function checkGroup(
   return {
     prefix: (prefix as string | null | undefined) ?? null,
     domain: (domain as string | null | undefined) ?? null,
-    middleware: (middleware as MiddlewareRef | MiddlewareRef[] | null | undefined) ?? [],
+    middleware: (middleware as MiddlewareInput | MiddlewareInput[] | null | undefined) ?? [],
     name: (name as string | null | undefined) ?? null,
   }
 }

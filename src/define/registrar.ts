@@ -2,6 +2,7 @@
  * The API users write in `routes.ts`. Registering only records what was said (RouteRecord); it
  * parses no pattern, so the kernel can re-run a routes file at start-up to collect handlers cheaply.
  */
+import type { FwRequest } from '../runtime/request/request.js'
 import type { ErrorCode, SourceLocation } from '../shared/errors.js'
 import { FwError } from '../shared/errors.js'
 import type { HttpMethod } from '../shared/methods.js'
@@ -14,17 +15,30 @@ import {
   routeOptions,
   type Fail,
   type GroupOptions,
+  type MiddlewareInput,
   type RouteOptions,
 } from './options.js'
 
-export type { RouteOptions, GroupOptions } from './options.js'
+export type { RouteOptions, GroupOptions, MiddlewareInput } from './options.js'
+
+/**
+ * A handler as a routes file gives it: a function of the request, then the route parameters in
+ * pattern order, a `[Class, 'method']` pair, or a `'Class@method'` string. The request is typed
+ * for an inline `(req) => ...`; the parameters are each handler's own to declare
+ * (`(req, id: number) => ...`), hence `any` here (a bare function type left `req` `never`).
+ */
+export type Handler =
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  | ((request: FwRequest, ...params: any[]) => unknown)
+  | readonly [abstract new (...args: never[]) => unknown, string]
+  | string
 
 export type GroupCallback = (r: Registrar) => void
 
 /** A verb's third argument: a name, `{ name, middleware }`, or none (`null`, or PHP's `[]`). */
 export type NameOrOptions = string | RouteOptions | null | readonly []
 
-type MiddlewareList = MiddlewareRef | readonly MiddlewareRef[] | null
+type MiddlewareList = MiddlewareInput | readonly MiddlewareInput[] | null
 
 // A custom alias name: a word, so that `name:params` in a route's middleware splits as it does for
 // the built-ins.
@@ -75,7 +89,7 @@ export class Route {
   }
 
   /** Adds middleware after the groups' and any given before. */
-  withMiddleware(middleware: MiddlewareRef | readonly MiddlewareRef[]): this {
+  withMiddleware(middleware: MiddlewareInput | readonly MiddlewareInput[]): this {
     this.#assertOpen('withMiddleware')
     checkMiddleware(
       `${this.#label()}: withMiddleware()`,
@@ -138,25 +152,25 @@ export class Registrar {
     this.#sealed = true
   }
 
-  get(path: string, handler: HandlerRef, nameOrOptions?: NameOrOptions): Route {
+  get(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
     return this.#add('GET', path, handler, nameOrOptions)
   }
-  post(path: string, handler: HandlerRef, nameOrOptions?: NameOrOptions): Route {
+  post(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
     return this.#add('POST', path, handler, nameOrOptions)
   }
-  put(path: string, handler: HandlerRef, nameOrOptions?: NameOrOptions): Route {
+  put(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
     return this.#add('PUT', path, handler, nameOrOptions)
   }
-  patch(path: string, handler: HandlerRef, nameOrOptions?: NameOrOptions): Route {
+  patch(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
     return this.#add('PATCH', path, handler, nameOrOptions)
   }
-  delete(path: string, handler: HandlerRef, nameOrOptions?: NameOrOptions): Route {
+  delete(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
     return this.#add('DELETE', path, handler, nameOrOptions)
   }
-  options(path: string, handler: HandlerRef, nameOrOptions?: NameOrOptions): Route {
+  options(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
     return this.#add('OPTIONS', path, handler, nameOrOptions)
   }
-  head(path: string, handler: HandlerRef, nameOrOptions?: NameOrOptions): Route {
+  head(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
     return this.#add('HEAD', path, handler, nameOrOptions)
   }
 
@@ -229,7 +243,7 @@ export class Registrar {
    * is a function (or a string the kernel resolves): a number or an object would pass the build
    * and then be ignored, or fail, when the server starts.
    */
-  alias(name: string, middleware: MiddlewareRef): this {
+  alias(name: string, middleware: MiddlewareInput): this {
     this.#assertOpen('alias', name)
     if (typeof name !== 'string' || !ALIAS_NAME.test(name)) {
       throw this.#error(

@@ -2,7 +2,9 @@
  * Audit 6: the registration forms the README and the spec show type-check under `strict`.
  * Regressions: in `r.group('/y', null, (r) => { ... })` the callback's `r` was an implicit `any`
  * (TS7006: the middleware slot's type also took functions, so the callback had no single
- * contextual type), and a verb's third argument `[]` (the spec's "array", none) was TS2345.
+ * contextual type), and a verb's third argument `[]` (the spec's "array", none) was TS2345; an
+ * inline handler's or middleware's request was `never` (`req.query` was TS2339), so every
+ * parameter needed an annotation.
  */
 import { join } from 'node:path'
 import ts from 'typescript'
@@ -54,6 +56,14 @@ export default defineRoutes((r) => {
   // Refused at run time, so refused by the types too (lines 13 and 14):
   r.get('/a', stats, ['auth'])
   r.group('/b', null, ['auth'], 'b.')
+  // Inline handlers and middleware get the request's type (they were \`never\`): no annotation.
+  r.get('/q', (req) => ({ a: req.query('a'), ip: req.getClientAddress() }))
+  r.get('/u/{id:int}', (req, id: number) => ({ id: id + 1, path: req.getPath() }))
+  r.get('/t', stats, { middleware: [(req, next) => next(req.withAttribute('t', 1))] })
+  r.get('/s', stats).withMiddleware(async (req, next) => (await next(req)).withHeader('x-s', '1'))
+  r.alias('timing', (req, next) => next(req))
+  // A typo on the request is caught (line 22).
+  r.get('/e', (req) => req.qurey('a'))
 })
 `
 
@@ -63,6 +73,6 @@ describe('registration forms under strict TypeScript', () => {
     expect(
       found.map((d) => d.split(':')[0]),
       found.join('\n'),
-    ).toEqual(['13', '14'])
+    ).toEqual(['13', '14', '22'])
   }, 60_000)
 })
