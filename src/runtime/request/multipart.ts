@@ -10,10 +10,16 @@ import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import busboy from 'busboy'
-import { badRequest, HttpError, internalError, payloadTooLarge } from '../http-error.js'
+import {
+  badRequest,
+  HttpError,
+  internalError,
+  payloadTooLarge,
+  unsupportedMediaType,
+} from '../http-error.js'
 import type { BodyLimits } from '../types.js'
 import { multipartLimit, multipartOverhead } from './multipart-limits.js'
-import { addParam, finalizeParams } from './query.js'
+import { addParam, finalizeParams, utf8Text } from './query.js'
 import { emptyParams, FORBIDDEN_KEYS, type Params } from './params.js'
 import type { BodyStream } from './read-body.js'
 import { UploadedFile } from './uploaded-file.js'
@@ -36,7 +42,8 @@ export interface MultipartOptions {
 }
 
 /**
- * Parses a multipart body. No boundary, a truncated body or a malformed part → 400; a file,
+ * Parses a multipart body. No boundary, a truncated body, a malformed part or a text field that
+ * is not UTF-8 (and declares no charset) → 400; a charset busboy cannot read → 415; a file,
  * field, or count over its limit → 413, and so is a body over `multipartLimit` or carrying more
  * than the fields limit plus `multipartOverhead` besides its files (parts busboy skips, such as
  * one without Content-Disposition, and a preamble are read too); an aborted upload → 400
@@ -49,15 +56,27 @@ export function parseMultipart(
   contentType: string,
   options: MultipartOptions,
 ): Promise<MultipartResult> {
-  return new MultipartRun(body, createParser(contentType, options.limits), options).result
+  // busboy tells no field's charset. It decodes a non-empty field that declares none by its
+  // default charset, whose name it asks this object for (`toLowerCase`): that marks the field,
+  // read as latin1 (a character a byte), for #onField to decode as strict UTF-8. A declared
+  // charset busboy decodes itself; one it does not know gives no value.
+  const charset: RawCharset = { used: false, toLowerCase: () => ((charset.used = true), 'latin1') }
+  const parser = createParser(contentType, options.limits, charset)
+  return new MultipartRun(body, parser, options, charset).result
 }
 
-function createParser(contentType: string, limits: BodyLimits): busboy.Busboy {
+interface RawCharset {
+  used: boolean
+  toLowerCase(): string
+}
+
+function createParser(contentType: string, limits: BodyLimits, charset: RawCharset): busboy.Busboy {
   try {
     return busboy({
       headers: { 'content-type': contentType },
       // Browsers send UTF-8 filenames; busboy's default for them is latin1.
       defParamCharset: 'utf8',
+      defCharset: charset as unknown as string,
       limits: {
         // busboy truncates when a size *reaches* its limit; ours are inclusive, hence + 1.
         fileSize: limits.fileSize + 1,
@@ -82,6 +101,7 @@ class MultipartRun {
   readonly #body: BodyStream
   readonly #parser: busboy.Busboy
   readonly #options: MultipartOptions
+  readonly #charset: RawCharset
   readonly #fields = emptyParams()
   readonly #uploads: TempUpload[] = []
   readonly #totalLimit: number
@@ -95,10 +115,16 @@ class MultipartRun {
   #resolve!: (result: MultipartResult) => void
   #reject!: (error: unknown) => void
 
-  constructor(body: BodyStream, parser: busboy.Busboy, options: MultipartOptions) {
+  constructor(
+    body: BodyStream,
+    parser: busboy.Busboy,
+    options: MultipartOptions,
+    charset: RawCharset,
+  ) {
     this.#body = body
     this.#parser = parser
     this.#options = options
+    this.#charset = charset
     this.#totalLimit = multipartLimit(options.limits)
     this.#otherLimit = options.limits.body + multipartOverhead(options.limits)
     this.result = new Promise((resolve, reject) => {
@@ -189,18 +215,22 @@ class MultipartRun {
     }
   }
 
-  #onField(name: string | undefined, value: string, info: busboy.FieldInfo): void {
+  #onField(name: string | undefined, value: string | undefined, info: busboy.FieldInfo): void {
+    const raw = this.#charset.used ? Buffer.from(value!, 'latin1') : null
+    this.#charset.used = false
     if (this.#settled) return
     const { body, depth } = this.#options.limits
     // Counted before the name is judged: a field we drop (no name, `__proto__`) was read too.
-    this.#fieldBytes += Buffer.byteLength(name ?? '') + Buffer.byteLength(value)
+    this.#fieldBytes += Buffer.byteLength(name ?? '') + Buffer.byteLength(raw ?? value ?? '')
     // Each field is capped by busboy; this caps them all together, as for urlencoded bodies.
     if (info.nameTruncated || info.valueTruncated || this.#fieldBytes > body) {
       return void this.#fail(payloadTooLarge(`Form fields exceed the limit of ${body} bytes`))
     }
-    if (!usableName(name)) return
+    // As for JSON and urlencoded bodies: never a silent U+FFFD, never a charset we cannot read.
+    if (value === undefined) return void this.#fail(unsupportedMediaType('Unsupported charset'))
     try {
-      addParam(this.#fields, name, value, depth, true)
+      const text = raw ? utf8Text(raw) : value
+      if (usableName(name)) addParam(this.#fields, name, text, depth, true)
     } catch (error) {
       this.#fail(error)
     }
