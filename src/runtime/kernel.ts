@@ -137,6 +137,7 @@ export class Kernel implements KernelServices {
     kernel.#resolvePipelines(registrar, pre, post)
     for (const [i, provider] of providers.entries())
       await runProviderHook(provider, 'boot', i, kernel)
+    if (!options.invoker) warnUnbound(registrar.routes, kernel)
     setCurrentKernel(kernel)
     return kernel
   }
@@ -393,6 +394,21 @@ const RENDERER_TIMEOUT_MS = 5000
 function checkRendererTimeout(ms: number | undefined): void {
   if (ms === undefined || (Number.isFinite(ms) && ms > 0 && ms <= 2 ** 31 - 1)) return
   throw new RangeError(`errorRendererTimeoutMs must be a number of milliseconds above 0, not ${ms}`)
+}
+
+/**
+ * Warns about each string handler naming nothing bound once the providers have booted: a typo
+ * ('UserControler@show') would otherwise show only as a 500 at every request to the route.
+ */
+function warnUnbound(records: readonly RouteRecord[], kernel: Kernel): void {
+  for (const { handler, name, method, path } of records) {
+    const key = typeof handler === 'string' ? handler.split('@')[0]! : null
+    if (key === null || kernel.container.has(key)) continue
+    kernel.log.warn(
+      { route: name ?? `${method} ${path}`, handler },
+      `Nothing is bound to "${key}" in the container: the route answers 500 until something is`,
+    )
+  }
 }
 
 /** `layer` run in a request scope of the request it receives (see currentRequest()). */

@@ -212,6 +212,25 @@ describe('handler forms', () => {
     expect(built).toBe(1)
   })
 
+  it("warns at boot about a 'Key@method' handler whose key nothing is bound to (a typo answers 500)", async () => {
+    const log = captureLogger()
+    const container = new Container().set('users', { show: () => 'user' })
+    await bootKernel(
+      (r) => {
+        r.get('/users/{id:int}', 'users@show', 'users.show')
+        r.get('/typo', 'usres@index')
+      },
+      { container, log },
+    )
+    const warnings = log.lines.filter((line) => line.level === 'warn')
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        obj: { route: 'GET /typo', handler: 'usres@index' },
+        msg: 'Nothing is bound to "usres" in the container: the route answers 500 until something is',
+      }),
+    ])
+  })
+
   it("calls __invoke for a 'Key' handler without a method", async () => {
     const container = new Container().set('ping', { __invoke: () => 'pong' })
     const kernel = await bootKernel((r) => r.get('/ping', 'ping'), { container })
