@@ -62,6 +62,15 @@ export async function loadRouter(
   cacheDir: string,
   options: { register?: (r: Registrar) => void } = {},
 ): Promise<CompiledRouter> {
+  // The shards load through require() of ES modules (Node 20.19+, 22.12+): on an older Node each
+  // would look damaged, and no rebuild would help.
+  if (!(process.features as { require_module?: boolean }).require_module) {
+    throw new FwError(
+      'FW_SERVE_CONFIG',
+      `fw needs Node.js 20.19+ or 22.12+, where require() loads ES modules (this is ${process.version})`,
+      { hint: 'Install a newer Node.js, e.g. the current 22 or 24 LTS.' },
+    )
+  }
   const root = resolve(cacheDir)
   let manifest = readManifest(root, cacheDir)
   let module: GenerationModule

@@ -2,6 +2,7 @@
  * loadRouter() serves a cache built by the real CLI, and refuses one that is missing, of another
  * format, or built from other routes: a stale cache is never used silently.
  */
+import { spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -9,7 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Registrar } from '../../src/define/registrar.js'
 import { isCacheFresh, loadRouter } from '../../src/runtime/load-router.js'
 import { FwError } from '../../src/shared/errors.js'
-import { assertBuilt, cleanupProjects, makeProject, runFw, writeFiles } from '../support/project.js'
+import {
+  assertBuilt,
+  cleanupProjects,
+  makeProject,
+  REPO_ROOT,
+  runFw,
+  writeFiles,
+} from '../support/project.js'
 
 const HANDLERS = `export const home = () => 'home'
 export const showUser = () => 'user'
@@ -173,6 +181,22 @@ describe('loadRouter', () => {
       message: expect.stringMatching(
         /route cache is damaged: \.\/(?:__names|users)\.mjs cannot be loaded.*fw route:cache build/,
       ),
+    })
+  })
+
+  it('names the Node.js version, not a damaged cache, where require() cannot load ES modules', () => {
+    const loader = pathToFileURL(join(REPO_ROOT, 'dist/runtime/load-router.js')).href
+    const script = `import { loadRouter } from ${JSON.stringify(loader)}
+loadRouter(${JSON.stringify(cache)}).catch((e) => { console.log(JSON.stringify({ code: e.code, message: e.message })) })`
+    // What Node 21 and 22.0-22.11 do by default.
+    const run = spawnSync(
+      process.execPath,
+      ['--no-experimental-require-module', '--input-type=module', '-e', script],
+      { encoding: 'utf8' },
+    )
+    expect(JSON.parse(run.stdout)).toEqual({
+      code: 'FW_SERVE_CONFIG',
+      message: `fw needs Node.js 20.19+ or 22.12+, where require() loads ES modules (this is ${process.version})`,
     })
   })
 
