@@ -21,6 +21,7 @@ interface PackedFile {
 type Conditions = { types: string; default: string }
 
 const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+  license: string
   engines: { node: string }
   types: string
   bin: Record<string, string>
@@ -51,6 +52,12 @@ beforeAll(() => {
 describe('the packed tarball', () => {
   const paths = (): Set<string> => new Set(packed.map((file) => file.path))
   const strip = (target: string): string => target.replace(/^\.\//, '')
+
+  it('holds the license its package.json names', () => {
+    expect(manifest.license).toBe('MIT')
+    expect(paths()).toContain('LICENSE')
+    expect(readFileSync(join(REPO_ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/)
+  })
 
   it('holds every export target, the top-level types and the bin, which exist', () => {
     const targets = [
