@@ -46,8 +46,10 @@ const ALLOWED_PACKAGES = [
 // (empty file inputs are none), cleanup that waits for an unawaited moveTo().
 // The sixth audit (session 15) raised it 84 → 86 KB (84.35 KB then): TRUSTED_PROXIES entries
 // checked at boot, X-Forwarded-For and Accept* ranges bounded, middleware lists checked at their
-// registration, a 205 sent without its body, views re-read in development.
-const BUDGET_BYTES = 86_000
+// registration, a 205 sent without its body, views re-read in development; then 86 → 87 KB
+// (86.1 KB): a boot warning for unbound 'Key@method' handlers, the Node.js version named where
+// require() cannot load the cache, the failing request in a custom renderer's scope.
+const BUDGET_BYTES = 87_000
 
 describe('runtime import boundary', () => {
   it.each(ENTRIES)('%s reaches no compiler, CLI or serve code', (entry) => {

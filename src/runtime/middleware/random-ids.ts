@@ -38,32 +38,48 @@ export function idSource(width: number, format: (random: Buffer) => string): () 
 
 const UUID_TEXT = Buffer.alloc(36 * BATCH)
 const UUID_VIEW = new DataView(UUID_TEXT.buffer, UUID_TEXT.byteOffset, UUID_TEXT.byteLength)
-// A byte's two hex digits as one little-endian 16-bit store: half the stores of a digit-by-digit
-// loop, at any offset (a UUID's groups start at odd offsets too, so not a Uint16Array).
+// A byte's two hex digits as a little-endian 16-bit value ('0' | 'f' << 8 for 0x0f).
 const HEX_PAIRS = new Uint16Array(256).map((_, byte) => HEX[byte >> 4]! | (HEX[byte & 15]! << 8))
+// The dashes never move: written once here, a batch writes only the digits between them.
+for (let t = 0; t < UUID_TEXT.length; t += 36)
+  for (const dash of [8, 13, 18, 23]) UUID_TEXT[t + dash] = 45 // '-'
 
-/** A batch of random (version 4) UUIDs from 16 random bytes each, concatenated. */
+/**
+ * Writes the four hex digits of the low two bytes of `bytes` (the lower byte first) at `t`. A
+ * module function, not a closure made per batch: optimized code of the batch loop is bound to the
+ * closure it inlined, so a new closure each batch deoptimized it ("wrong call target"), and after a
+ * short warm-up the loop still ran unoptimized (callgrind, 3000 requests: +2.3k instructions a
+ * request).
+ */
+function quad(t: number, bytes: number): void {
+  UUID_VIEW.setUint32(t, HEX_PAIRS[bytes & 255]! | (HEX_PAIRS[(bytes >>> 8) & 255]! << 16), true)
+}
+
+/**
+ * A batch of random (version 4) UUIDs from 16 random bytes each, concatenated: bytes 0-3, 4-5,
+ * 6-7, 8-9 and 10-15 as 8-4-4-4-12 hex digits. The bytes are read four at a time and written as
+ * the four hex digits of two bytes per store, unaligned (a UUID's groups start at odd offsets):
+ * a quarter of the reads and half the stores of a byte-by-byte loop (callgrind: ~400 instructions
+ * less per request, each taking one id).
+ */
 export function formatUuids(random: Buffer): string {
-  const view = UUID_VIEW
-  const pair = (t: number, byte: number): void => view.setUint16(t, HEX_PAIRS[byte]!, true)
+  const source = new DataView(random.buffer, random.byteOffset, random.byteLength)
   for (let id = 0; id < BATCH; id++) {
     const r = id * BYTES
     const t = id * 36
-    random[r + 6] = (random[r + 6]! & 0x0f) | 0x40 // version 4
-    random[r + 8] = (random[r + 8]! & 0x3f) | 0x80 // RFC 4122 variant
-    // 8-4-4-4-12 hex digits: bytes 0-3, 4-5, 6-7, 8-9, 10-15.
-    for (let k = 0; k < 4; k++) pair(t + 2 * k, random[r + k]!)
-    view.setUint8(t + 8, 45) // '-'
-    pair(t + 9, random[r + 4]!)
-    pair(t + 11, random[r + 5]!)
-    view.setUint8(t + 13, 45)
-    pair(t + 14, random[r + 6]!)
-    pair(t + 16, random[r + 7]!)
-    view.setUint8(t + 18, 45)
-    pair(t + 19, random[r + 8]!)
-    pair(t + 21, random[r + 9]!)
-    view.setUint8(t + 23, 45)
-    for (let k = 10; k < 16; k++) pair(t + 24 + 2 * (k - 10), random[r + k]!)
+    // Little-endian: byte r + k is bits 8k..8k+7 of each 32-bit word.
+    const a = source.getUint32(r, true)
+    const b = source.getUint32(r + 4, true)
+    const c = source.getUint32(r + 8, true)
+    const d = source.getUint32(r + 12, true)
+    quad(t, a)
+    quad(t + 4, a >>> 16)
+    quad(t + 9, b)
+    quad(t + 14, ((b >>> 16) & 0xff0f) | 0x40) // byte 6: version 4
+    quad(t + 19, (c & 0xff3f) | 0x80) // byte 8: RFC 4122 variant
+    quad(t + 24, c >>> 16)
+    quad(t + 28, d)
+    quad(t + 32, d >>> 16)
   }
   return UUID_TEXT.toString('latin1')
 }
