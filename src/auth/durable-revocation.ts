@@ -31,6 +31,8 @@ export class DurableRevocationList implements RevocationList {
   readonly #now: () => number
   /** Revocations of earlier runs (key: lowercased jti, as the lists key it; value: exp, seconds). */
   #earlier: Promise<Map<string, number>> | null = null
+  /** The same, once read: a check then awaits nothing more than the inner list does. */
+  #read: Map<string, number> | null = null
   #purgedAt = -Infinity
 
   constructor(options: DurableRevocationOptions) {
@@ -48,9 +50,13 @@ export class DurableRevocationList implements RevocationList {
     return store.insert(jti.toLowerCase(), expiresAt)
   }
 
-  async isRevoked(jti: string): Promise<boolean> {
-    if (this.#isEarlier(await this.#loadEarlier(), jti)) return true
-    return this.#inner.isRevoked(jti)
+  isRevoked(jti: string): Promise<boolean> {
+    // Every authenticated request checks: once the earlier revocations are read, no await.
+    if (this.#read !== null)
+      return this.#isEarlier(this.#read, jti) ? Promise.resolve(true) : this.#inner.isRevoked(jti)
+    return this.#loadEarlier().then((earlier) =>
+      this.#isEarlier(earlier, jti) ? true : this.#inner.isRevoked(jti),
+    )
   }
 
   async close(): Promise<void> {
@@ -74,7 +80,7 @@ export class DurableRevocationList implements RevocationList {
   async #readEarlier(): Promise<Map<string, number>> {
     const store = await this.#store()
     const rows = store === undefined ? [] : await store.live(Math.floor(this.#now() / 1000))
-    return new Map(rows.map((row) => [row.jti.toLowerCase(), row.expiresAt]))
+    return (this.#read = new Map(rows.map((row) => [row.jti.toLowerCase(), row.expiresAt])))
   }
 
   /** A failure is left for the next time: it must not fail a logout. */
