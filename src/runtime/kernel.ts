@@ -11,7 +11,7 @@ import { renderError, settleWithin, toHttpError } from './error-boundary.js'
 import { resolveHandler, toResponse, type Invoke, type Invoker } from './handlers.js'
 import { FwError } from '../shared/errors.js'
 import { HTTP_METHODS } from '../shared/methods.js'
-import { BUILTIN_ALIASES, checkAlias } from '../shared/middleware-aliases.js'
+import { BUILTIN_ALIASES, checkAlias, followAlias } from '../shared/middleware-aliases.js'
 import { badRequest, methodNotAllowed, notFound } from './http-error.js'
 import { loadRouter, type CompiledRouter } from './load-router.js'
 import { createLogger, guardLogger } from './logger.js'
@@ -438,34 +438,22 @@ function checkBuiltinParams(ref: MiddlewareRef, replaced: (name: string) => bool
 const NO_ALIASES: ReadonlySet<string> = new Set()
 
 /**
- * The layer of `ref`: a function as it is; an alias registered with r.alias (a function, or
- * another alias string: `r.alias('limit', 'throttle:5,60')`, whose parameters a use with its own,
- * `limit:10,60`, replaces); else a built-in or module factory given the parameters.
+ * The layer of `ref`: a function as it is; an alias registered with r.alias as followAlias
+ * resolves it (a function, or another alias string); else a built-in or module factory given the
+ * parameters.
  */
 function resolveMiddleware(
   ref: MiddlewareRef,
   factories: Record<string, MiddlewareFactory>,
   aliases: Map<string, MiddlewareRef>,
   kernel: Kernel,
-  through: readonly string[] = [],
 ): Middleware {
-  if (typeof ref === 'function') return ref as unknown as Middleware
-  const colon = ref.indexOf(':')
-  const name = colon === -1 ? ref : ref.slice(0, colon)
-  const params = colon === -1 ? [] : ref.slice(colon + 1).split(',')
-  const custom = aliases.get(name)
-  if (typeof custom === 'function') return custom as unknown as Middleware
-  if (typeof custom === 'string') {
-    if (through.includes(name)) {
-      throw new FwError(
-        'FW_MIDDLEWARE_INVALID',
-        `Middleware aliases name each other in a loop: ${[...through, name].join(' → ')}`,
-        { hint: 'Make one of them a function or a built-in alias such as throttle:5,60.' },
-      )
-    }
-    const target = colon === -1 ? custom : `${custom.split(':')[0]}:${params.join(',')}`
-    return resolveMiddleware(target, factories, aliases, kernel, [...through, name])
-  }
+  const target = typeof ref === 'function' ? ref : followAlias(ref, aliases)
+  if (typeof target === 'function') return target as Middleware
+  const alias = target as string
+  const colon = alias.indexOf(':')
+  const name = colon === -1 ? alias : alias.slice(0, colon)
+  const params = colon === -1 ? [] : alias.slice(colon + 1).split(',')
   const factory = Object.hasOwn(factories, name) ? factories[name] : undefined
   if (typeof factory !== 'function') {
     throw new FwError('FW_MIDDLEWARE_INVALID', `Middleware alias "${name}" has no implementation`, {

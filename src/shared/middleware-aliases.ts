@@ -2,6 +2,7 @@
  * The built-in middleware aliases and the rules for their parameters. The compiler rejects any
  * other alias unless the routes file registered it with `r.alias(name, fn)`.
  */
+import { FwError } from './errors.js'
 
 /** Checks an alias's parameter text (after the `:`); returns a problem, or null when valid. */
 type ParamCheck = (params: string | null) => string | null
@@ -59,4 +60,32 @@ export function checkAlias(alias: string, custom: ReadonlySet<string>): string |
   }
   const problem = check(params)
   return problem === null ? null : `${alias}: ${problem}`
+}
+
+/**
+ * What the alias string `ref` stands for once the routes file's `r.alias` names are followed:
+ * the function an alias names, else the alias of a built-in or module with its parameters. A
+ * use's own parameters replace those of the alias it names: with `r.alias('limit',
+ * 'throttle:5,60')`, `limit` is `throttle:5,60` and `limit:10,60` is `throttle:10,60`. Aliases
+ * naming each other in a loop are a FW_MIDDLEWARE_INVALID error.
+ * @example
+ * followAlias('limit:10,60', registrar.aliases) // 'throttle:10,60'
+ */
+export function followAlias(ref: string, aliases: ReadonlyMap<string, unknown>): unknown {
+  const through: string[] = []
+  for (let current = ref; ;) {
+    const colon = current.indexOf(':')
+    const name = colon === -1 ? current : current.slice(0, colon)
+    const target = aliases.get(name)
+    if (typeof target !== 'string') return target === undefined ? current : target
+    if (through.includes(name)) {
+      throw new FwError(
+        'FW_MIDDLEWARE_INVALID',
+        `Middleware aliases name each other in a loop: ${[...through, name].join(' → ')}`,
+        { hint: 'Make one of them a function or a built-in alias such as throttle:5,60.' },
+      )
+    }
+    through.push(name)
+    current = colon === -1 ? target : `${target.split(':')[0]}:${current.slice(colon + 1)}`
+  }
 }

@@ -24,6 +24,7 @@
  * another middleware, such a layer took the scope of the route's next `throttle` entry, or a
  * post-global one shared by every route that used it.
  */
+import { followAlias } from '../shared/middleware-aliases.js'
 import type { RouteRecord } from '../shared/route-record.js'
 import type { KernelServices } from '../runtime/types.js'
 
@@ -120,27 +121,21 @@ function throttleEntries(
 type AliasMap = ReadonlyMap<string, unknown>
 
 /**
- * The parameters of `ref` when it is this throttle, resolved as the kernel does: an alias
- * registered with r.alias first (a function is another middleware; a string names its target,
- * whose parameters a use's own replace), else the alias itself; null for any other middleware.
+ * The parameters of `ref` when it is this throttle, resolved as the kernel does (followAlias: an
+ * alias registered with r.alias first, else the alias itself); null for any other middleware.
  */
 function throttleParams(
   ref: unknown,
   alias: string,
   aliases: AliasMap | undefined,
 ): string[] | null {
-  const seen = new Set<string>()
-  for (let current = ref; typeof current === 'string';) {
-    const colon = current.indexOf(':')
-    const name = colon === -1 ? current : current.slice(0, colon)
-    const params = colon === -1 ? [] : current.slice(colon + 1).split(',')
-    const target = aliases?.get(name)
-    if (target === undefined) return name === alias ? params : null
-    if (typeof target !== 'string' || seen.has(name)) return null
-    seen.add(name)
-    current = colon === -1 ? target : `${target.split(':')[0]}:${params.join(',')}`
-  }
-  return null
+  if (typeof ref !== 'string') return null
+  const target = aliases === undefined ? ref : followAlias(ref, aliases)
+  if (typeof target !== 'string') return null
+  const colon = target.indexOf(':')
+  const name = colon === -1 ? target : target.slice(0, colon)
+  if (name !== alias) return null
+  return colon === -1 ? [] : target.slice(colon + 1).split(',')
 }
 
 function routeAt(
