@@ -90,7 +90,7 @@ export class Kernel implements KernelServices {
   readonly #views: ViewEngine
   #routes: Step[] = []
   #entry: Entry = () => {
-    throw new Error('kernel not booted')
+    throw new Error('The kernel is still booting: it answers requests once Kernel.boot() resolves')
   }
 
   private constructor(options: KernelOptions, router: CompiledRouter) {
@@ -125,9 +125,12 @@ export class Kernel implements KernelServices {
     // One after another, in order: every register before any boot (a provider's failure names it).
     for (const [i, provider] of providers.entries())
       await runProviderHook(provider, 'register', i, kernel)
+    for (const [i, provider] of providers.entries())
+      await runProviderHook(provider, 'boot', i, kernel)
     const registrar = router.registrar!
-    // Tagged middleware (registered by now) is appended after the explicit lists, and its module
-    // aliases (throttle, auth, role) are loaded like those of the lists.
+    // Tagged middleware (by register() or boot(), as a package adds its middleware in Laravel)
+    // is appended after the explicit lists, and its module aliases (throttle, auth, role) are
+    // loaded like those of the lists.
     const pre = [...(options.preGlobal ?? []), ...kernel.#tagged(options.preGlobalTags)]
     const post = [...(options.postGlobal ?? []), ...kernel.#tagged(options.postGlobalTags)]
     // An alias registered with a string (r.alias('limit', 'throttle:5,60')) names a module too.
@@ -135,8 +138,6 @@ export class Kernel implements KernelServices {
     const refs = [...registrar.routes.flatMap((r) => r.middleware), ...pre, ...post, ...targets]
     kernel.#modules = await moduleFactories(refs, { ...options.middleware })
     kernel.#resolvePipelines(registrar, pre, post)
-    for (const [i, provider] of providers.entries())
-      await runProviderHook(provider, 'boot', i, kernel)
     if (!options.invoker) warnUnbound(registrar.routes, kernel)
     setCurrentKernel(kernel)
     return kernel

@@ -125,6 +125,35 @@ describe('service providers', () => {
     expect((await call(kernel, '/')).header('x-provided')).toBe('yes')
   })
 
+  it('runs middleware a provider tags in boot(), as one that tags in register()', async () => {
+    const stamp =
+      (value: string): Middleware =>
+      async (request, next) =>
+        (await next(request)).withHeader(`x-${value}`, 'yes')
+    const provider: ServiceProvider = {
+      register(kernel) {
+        kernel.container.set('early', stamp('early')).tag('global', 'early')
+      },
+      // A package adding its middleware once the app's services exist, as in Laravel's boot().
+      boot(kernel) {
+        kernel.container.set('late', stamp('late')).tag('global', 'late')
+        kernel.container.set('last', stamp('last')).tag('after', 'last')
+      },
+    }
+    const kernel = await bootKernel((r) => r.get('/', () => 'ok'), {
+      serviceProviders: [provider],
+      container: new Container(),
+      preGlobalTags: ['global'],
+      postGlobalTags: ['after'],
+    })
+    const response = await call(kernel, '/')
+    expect([
+      response.header('x-early'),
+      response.header('x-late'),
+      response.header('x-last'),
+    ]).toEqual(['yes', 'yes', 'yes'])
+  })
+
   it('fails the boot when a provider fails', async () => {
     const provider: ServiceProvider = {
       boot() {
