@@ -3,7 +3,7 @@
  * use; WAL and a busy timeout let `fw serve --workers` processes share it. Rotation runs in an
  * IMMEDIATE transaction, so concurrent refreshes (threads or processes) are serialised.
  */
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import {
@@ -87,7 +87,7 @@ export interface SqliteOptions {
  * await db.users.create({ email: 'ada@example.com', name: 'Ada', passwordHash })
  */
 export function openSqlite(path: string, options: SqliteOptions = {}): Database {
-  if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true })
+  if (path !== ':memory:' && path !== '') makeDirectory(dirname(path))
   const db = new BetterSqlite3(path)
   const prepare = preparer(db)
   // exec, not pragma(): pragma() prepares a statement per call, garbage at once (see preparer).
@@ -102,6 +102,21 @@ export function openSqlite(path: string, options: SqliteOptions = {}): Database 
     refreshTokens: new SqliteRefreshTokenStore(db, prepare, tables),
     revokedTokens: new SqliteRevokedTokens(prepare, tables.revokedTokens),
     close: async () => void db.close(),
+  }
+}
+
+/**
+ * mkdir -p, one level at a time: Node's recursive mkdirSync never returns for a path under /proc
+ * (sqlite:/proc/x/app.db spun the CPU forever); here a directory that cannot be made fails at once.
+ */
+function makeDirectory(dir: string): void {
+  if (existsSync(dir)) return
+  const parent = dirname(dir)
+  if (parent !== dir) makeDirectory(parent)
+  try {
+    mkdirSync(dir)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
   }
 }
 
