@@ -4,6 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CACHE_FORMAT_VERSION, GENERATION_PREFIX, type Manifest } from '../shared/cache-format.js'
 import { fingerprintRoutes, type RouteRecord } from '../shared/route-record.js'
@@ -17,6 +18,13 @@ import { buildMethodTables, type MethodTable } from './trie.js'
 
 const HELPERS_TEMPLATE = fileURLToPath(
   new URL('../../templates/cache/helpers.mjs', import.meta.url),
+)
+// router.d.mts is emitted only when a build is written (ts-morph is slow to load), so it is not
+// among the files "up to date" compares; the code that emits it is, in its place: after an
+// upgrade of fw whose declarations changed, a build of unchanged routes writes them again.
+// (types.ts when run from the sources, as the tests do; types.js once built.)
+const TYPES_EMITTER = fileURLToPath(
+  new URL(`./emit/types${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
 )
 
 export interface BuildOutput {
@@ -156,6 +164,7 @@ function countRoutes(shard: Shard): number {
 function hashFiles(files: Map<string, string>): string {
   const hash = createHash('sha256')
   for (const name of [...files.keys()].sort()) hash.update(`${name}\n${files.get(name)}\n`)
+  hash.update(`router.d.mts emitter\n${readFileSync(TYPES_EMITTER, 'utf8')}`)
   return hash.digest('hex')
 }
 

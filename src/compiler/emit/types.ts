@@ -29,15 +29,39 @@ export async function emitTypes(table: RouteTable): Promise<string> {
         'string | number | boolean | null | undefined | ReadonlyArray<QueryValue>' +
         ' | { readonly [key: string]: QueryValue }',
     },
+    // urlFor's query is checked key by key against the object given: Record<string, QueryValue>
+    // refused any object typed with an interface (`filters: Filters`), which has no index
+    // signature. Not a homomorphic mapped type, which would let a string or an array through as
+    // itself: here their methods are keys, and no method is a QueryValue. A function or a symbol
+    // maps to QueryValue, so that tsc's message names that type.
+    {
+      name: 'Query',
+      isExported: true,
+      typeParameters: [{ name: 'Q' }],
+      docs: ['A query object: each value a QueryValue; an object typed with an interface too.'],
+      type: '{ readonly [K in keyof Q & (string | number)]?: QueryItem<Q[K]> }',
+    },
+    {
+      name: 'QueryItem',
+      typeParameters: [{ name: 'V' }],
+      type:
+        'V extends string | number | boolean | null | undefined ? V\n' +
+        '  : V extends ReadonlyArray<infer E> ? ReadonlyArray<QueryItem<E>>\n' +
+        '  : V extends (...args: never) => unknown ? QueryValue\n' +
+        '  : V extends object ? Query<V> : QueryValue',
+    },
     {
       name: 'UrlArgs',
       isExported: true,
-      typeParameters: [{ name: 'N', constraint: 'RouteName' }],
+      typeParameters: [
+        { name: 'N', constraint: 'RouteName' },
+        { name: 'Q', default: 'Record<string, QueryValue>' },
+      ],
       docs: ['The arguments after the name: params are required when the route has required ones.'],
       type:
         '{} extends RouteParams[N]\n' +
-        '  ? [params?: RouteParams[N], query?: Record<string, QueryValue>, absolute?: boolean | string]\n' +
-        '  : [params: RouteParams[N], query?: Record<string, QueryValue>, absolute?: boolean | string]',
+        '  ? [params?: RouteParams[N], query?: Q, absolute?: boolean | string]\n' +
+        '  : [params: RouteParams[N], query?: Q, absolute?: boolean | string]',
     },
     {
       name: 'MatchResult',
@@ -75,11 +99,14 @@ export async function emitTypes(table: RouteTable): Promise<string> {
         'urlFor',
         [
           ['name', 'N'],
-          ['...args', 'UrlArgs<N>'],
+          ['...args', 'UrlArgs<N, Q>'],
         ],
         'string',
       ),
-      typeParameters: [{ name: 'N', constraint: 'RouteName' }],
+      typeParameters: [
+        { name: 'N', constraint: 'RouteName' },
+        { name: 'Q', constraint: 'Query<Q>', default: '{}' },
+      ],
     },
     declareFunction('setBaseUrl', [['url', 'string']], 'void'),
     declareFunction('load', [], 'Promise<void>'),
@@ -118,14 +145,29 @@ export async function emitTypes(table: RouteTable): Promise<string> {
   return file.getFullText()
 }
 
+// The members of TypeScript's `Object` interface (lib.es5.d.ts).
+const OBJECT_MEMBERS = new Set([
+  'constructor',
+  'toString',
+  'toLocaleString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+])
+
 function routeParams(route: AnalyzedRoute): string {
   const params = [...(route.hostSegments ?? []), ...route.segments].filter(
     (s): s is ParamSegment => s.kind === 'param',
   )
   const fields = params.map((p) => {
     const type = p.type === 'int' ? 'number' : 'string | number'
+    // undefined is left out like null (written out for exactOptionalPropertyTypes). To tsc an
+    // object without a `valueOf` key still has Object's method of that name, which an optional
+    // `valueOf` parameter must accept, or leaving it out fails; urlFor ignores inherited keys.
+    const inherited = OBJECT_MEMBERS.has(p.name) ? ` | Object[${JSON.stringify(p.name)}]` : ''
     return p.optional
-      ? `${JSON.stringify(p.name)}?: ${type} | null`
+      ? `${JSON.stringify(p.name)}?: ${type} | null | undefined${inherited}`
       : `${JSON.stringify(p.name)}: ${type}`
   })
   return fields.length === 0 ? 'Record<string, never>' : `{ ${fields.join('; ')} }`
