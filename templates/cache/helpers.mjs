@@ -345,6 +345,16 @@ function isPlainObject(value) {
   return proto === null || proto === Object.prototype
 }
 
+/** The base of an absolute URL; one that is no absolute URL ("example.com") is a UrlGenerationError. */
+function parseBase(name, base, given) {
+  try {
+    return new URL(base)
+  } catch {
+    const origin = given ? 'The base URL' : 'APP_URL' // setBaseUrl() checks its own
+    throw new UrlGenerationError('FW_URL_BASE', `urlFor("${name}"): ${origin} "${base}" is not an absolute URL; write it as https://example.com`)
+  }
+}
+
 /** urlFor over the table of names: `names[name] = [hostParts | null, pathParts]`. */
 export function buildUrl(names, name, params, query, absolute) {
   const entry = Object.hasOwn(names, name) ? names[name] : undefined
@@ -365,7 +375,7 @@ export function buildUrl(names, name, params, query, absolute) {
   if (absolute === false || absolute === undefined) return url
   // A base given to this call contributes scheme, host and port; the default base (APP_URL or
   // setBaseUrl()) its path too, for an app served under a path (`https://x.com/app`).
-  const base = new URL(typeof absolute === 'string' ? absolute : baseUrl)
+  const base = parseBase(name, typeof absolute === 'string' ? absolute : baseUrl, typeof absolute === 'string')
   const prefix = typeof absolute === 'string' ? '' : base.pathname.replace(/\/+$/, '')
   const authority = host === null ? base.host : host + (base.port ? `:${base.port}` : '')
   return `${base.protocol}//${authority}${prefix}${url}`

@@ -221,6 +221,15 @@ describe('absolute URLs', () => {
     expect(url.search).toBe('?a=1')
   })
 
+  it('refuses a base that is no absolute URL with a UrlGenerationError naming it', () => {
+    const error = errorOf(() => m.urlFor('team', {}, {}, 'example.com'))
+    expect(error.name).toBe('UrlGenerationError')
+    expect(error.code).toBe('FW_URL_BASE')
+    expect(error.message).toMatch(
+      /urlFor\("team"\): The base URL "example\.com" is not an absolute URL/,
+    )
+  })
+
   it('returns a relative URL with absolute false', () => {
     expect(m.urlFor('users.show', { id: 5 }, {}, false)).toBe('/users/5')
   })
