@@ -1,7 +1,7 @@
 /** `fw init [DIR]`: scaffold an app from templates/init (never overwrites a file). */
 import type { Command } from 'commander'
 import pc from 'picocolors'
-import { constants, existsSync, lstatSync, statSync } from 'node:fs'
+import { constants, existsSync, lstatSync, readFileSync, statSync } from 'node:fs'
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -16,7 +16,7 @@ const RENAMES: Record<string, string> = { gitignore: '.gitignore' }
 export function registerInitCommand(program: Command, output: Output): void {
   program
     .command('init')
-    .description('scaffold a new app: routes.ts, server.mjs, package.json')
+    .description('scaffold a new app: routes.ts, server.mjs, package.json, tsconfig.json')
     .argument('[dir]', 'where to create it', '.')
     .action(async (dir: string) => {
       const target = resolve(dir)
@@ -53,13 +53,9 @@ export function registerInitCommand(program: Command, output: Output): void {
             join(target, RENAMES[name] ?? name),
             constants.COPYFILE_EXCL,
           )
-        // fw is installed from this copy of it (the "fw" name on the npm registry is not this project).
         const manifest = join(target, 'package.json')
         const text = await readFile(manifest, 'utf8')
-        await writeFile(
-          manifest,
-          text.replace('"fw": "*"', `"fw": ${JSON.stringify(`file:${FW_ROOT}`)}`),
-        )
+        await writeFile(manifest, text.replace('"fw": "*"', `"fw": ${JSON.stringify(fwSpec())}`))
       } catch (error) {
         throw await writeError(error, target)
       }
@@ -71,6 +67,38 @@ export function registerInitCommand(program: Command, output: Output): void {
         `next: ${where === '.' ? '' : `cd ${shellQuote(where)} && `}npm install && npx fw serve --watch`,
       )
     })
+}
+
+/**
+ * The new app's `fw` dependency. Run from a checkout (or a folder npm links, which the path
+ * resolves to): that folder, as the "fw" name on the npm registry is another project. Run from a
+ * copy npm installed: what the app holding it asked for, a relative tarball path made absolute;
+ * never a file: link into that app's node_modules, which its next install or removal breaks.
+ */
+function fwSpec(): string {
+  if (!FW_ROOT.split(sep).includes('node_modules')) return `file:${FW_ROOT}`
+  const app = dirname(dirname(FW_ROOT))
+  const { dependencies, devDependencies } = readJson(join(app, 'package.json'))
+  const spec = dependencies?.fw ?? devDependencies?.fw
+  // Not declared there (a global install, a workspace's hoisted copy): this copy's version.
+  if (typeof spec !== 'string') return `^${String(readJson(join(FW_ROOT, 'package.json')).version)}`
+  const path = spec.startsWith('file:') ? spec.slice(5) : /^\.{0,2}\//.test(spec) ? spec : undefined
+  return path === undefined ? spec : `file:${resolve(app, path)}`
+}
+
+interface Manifest {
+  version?: unknown
+  dependencies?: Record<string, unknown>
+  devDependencies?: Record<string, unknown>
+}
+
+/** A package.json's content; empty when it is missing or unreadable. */
+function readJson(file: string): Manifest {
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as Manifest | null) ?? {}
+  } catch {
+    return {}
+  }
 }
 
 // What to do about a failure writeFailure() words (as FW_CACHE_WRITE does); ENOENT from mkdir
