@@ -149,7 +149,10 @@ export function answerWorkers(
     } catch (error) {
       value = Promise.reject(error)
     }
-    if (value === undefined || Number(request.id) === 0) return
+    if (value === undefined) return
+    // No answer wanted: a failure has no one to go to, and must not become the primary's
+    // unhandled rejection (which ends `fw serve`, its workers with it).
+    if (Number(request.id) === 0) return void Promise.resolve(value).catch(() => {})
     const reply = (outcome: Pick<Reply, 'value' | 'error'>): void => {
       const message: Reply = {
         tag,

@@ -1,14 +1,14 @@
 /**
- * `fw serve --workers N`: the primary builds (and with --watch rebuilds), forks N workers that
- * share one port through node:cluster, restarts those that crash, and stops them on a signal.
- * Workers take their routes from the cache the primary built, not from the routes file.
+ * `fw serve --workers N`: the primary builds (and with --watch rebuilds), runs N workers that
+ * share one port through node:cluster (worker-pool.ts), and stops them on a signal. Workers take
+ * their routes from the cache the primary built, not from the routes file.
  */
-import cluster, { type Worker } from 'node:cluster'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { displayPath } from '../define/location.js'
 import type { Registrar } from '../define/registrar.js'
 import { MANIFEST_FILE, ROUTES_ENTRY_FILE, type Manifest } from '../shared/cache-format.js'
 import { count } from '../shared/count.js'
@@ -20,17 +20,11 @@ import { listenError } from './server.js'
 import { exitIfLeftOpen, listenForStop } from './shutdown.js'
 import type { ServeOptions } from './serve.js'
 import { watchAndReload } from './watch-and-reload.js'
+import { forkPool, reloadWorkers } from './worker-pool.js'
+
+export { RELOAD, RELOADED, WORKER_PORT } from './worker-pool.js'
 
 type Register = (r: Registrar) => void
-
-/** The port the primary tells its workers to listen on. */
-export const WORKER_PORT = 'FW_SERVE_WORKER_PORT'
-/** The primary's message to its workers under --watch: load the routes again. */
-export const RELOAD = 'fw:reload-routes'
-/** A worker's answer once it has loaded them (or failed to, and said why). */
-export const RELOADED = 'fw:routes-reloaded'
-/** A worker that exits sooner than this after it was forked counts as a crash loop. */
-const QUICK_DEATH_MS = 10_000
 
 /**
  * A worker's routes: the routes file as the primary bundled it for the build the manifest names
@@ -54,18 +48,45 @@ export async function loadWorkerRoutes(options: {
   }
   const file = generation === undefined ? '' : join(root, generation, ROUTES_ENTRY_FILE)
   if (file !== '' && existsSync(file)) {
+    let module: { default?: unknown } | undefined
     try {
-      const module = (await import(pathToFileURL(file).href)) as { default?: unknown }
-      if (typeof module.default === 'function') return module.default as Register
+      module = (await import(pathToFileURL(file).href)) as { default?: unknown }
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error
+      if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND')
+        throw threwInWorker(options.routes, error, 'loaded')
     }
+    if (typeof module?.default === 'function')
+      return runInWorker(options.routes, module.default as Register)
   }
   const { loadRoutesFile } = await import('../compiler/load-routes.js')
   const { register } = await loadRoutesFile(options.routes)
   // esbuild's service process would keep the worker alive after its drain.
   await (await import('../compiler/import-module.js')).stopBundler()
   return register
+}
+
+/** The routes function, its own errors told as the routes file's (not as a bug in fw). */
+function runInWorker(routes: string, register: Register): Register {
+  return (r) => {
+    try {
+      return register(r)
+    } catch (error) {
+      throw error instanceof FwError ? error : threwInWorker(routes, error, 'run')
+    }
+  }
+}
+
+/** The primary's build ran the routes file without this error: the worker's own run threw it. */
+function threwInWorker(routes: string, error: unknown, phase: 'loaded' | 'run'): FwError {
+  const message = error instanceof Error ? error.message : String(error)
+  return new FwError(
+    'FW_ROUTES_LOAD',
+    `${displayPath(routes)} threw while a worker ${phase === 'loaded' ? 'loaded' : 'ran'} it: ${message}`,
+    {
+      hint: 'Fix the error in your routes file or what it imports (run with --debug for the stack).',
+      cause: error,
+    },
+  )
 }
 
 /**
@@ -105,7 +126,7 @@ export async function runPrimary(options: ServeOptions): Promise<void> {
     throw error
   }
   // Every worker swaps before "reloaded" is said: a request sent after it gets the new routes.
-  const watcher = options.watch ? watchAndReload(options, reloadWorkers) : null
+  const watcher = options.watch ? watchAndReload(options, () => reloadWorkers(options.warn)) : null
   await watcher?.ready
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host
   const env = appEnv(options.kernel)
@@ -114,23 +135,28 @@ export async function runPrimary(options: ServeOptions): Promise<void> {
   )
   const stop = listenForStop()
   // The primary ran the routes and config files too: what they leave uncaught ends it as it ends
-  // a worker (crash.ts), its workers stopped first.
-  const crash = listenForCrash(await primaryLogger(options))
-  const signal = await Promise.race([stop.received, crash.received.then(() => null)])
-  if (signal === null) {
+  // a worker (crash.ts), its workers stopped first; under --watch it keeps running, as they do.
+  const crash = listenForCrash(await primaryLogger(options), { keepRunning: options.watch })
+  const outcome = await Promise.race([stop.received, crash.received.then(() => null), pool.failed])
+  if (outcome === null) {
     await watcher?.close()
     await pool.stop()
     process.exit(1)
   }
-  options.warn(stoppingLine(signal))
-  // Ctrl-C twice where only the primary got the first (kill -INT): the workers cut off too.
-  stop.onInterruptAgain(() => pool.signal('SIGINT'))
+  if (typeof outcome === 'string') {
+    options.warn(stoppingLine(outcome))
+    // Ctrl-C twice where only the primary got the first (kill -INT): the workers cut off too.
+    stop.onInterruptAgain(() => pool.signal('SIGINT'))
+  }
   await watcher?.close()
-  await pool.stop()
+  // A worker that crashed during its drain, or had to be killed, fails the stop as it fails a
+  // single process (crash.ts): exit 1, not 0.
+  if (!(await pool.stop())) process.exitCode = 1
   stop.dispose()
   // The primary ran the routes file (and the config file) too: a timer or connection they opened
   // would keep it running, its workers gone, until killed.
   exitIfLeftOpen('the workers stopped', options.warn)
+  if (typeof outcome !== 'string') throw outcome
 }
 
 /** The logger the workers' kernels get (serve.ts), for the primary's own errors. */
@@ -147,113 +173,6 @@ export function stoppingLine(signal: NodeJS.Signals): string {
   return `stopping: finishing in-flight requests (up to 10 s${again})`
 }
 
-interface Pool {
-  /** Forks `n` workers; resolves once all listen, rejects when one exits first. */
-  start(n: number): Promise<void>
-  /** Stops restarting, SIGTERMs every worker still alive and resolves once they have exited. */
-  stop(): Promise<void>
-  signal(name: NodeJS.Signals): void
-}
-
-function forkPool(port: number, warn: (line: string) => void): Pool {
-  let stopping = false
-  let startup: { fail(error: Error): void } | null = null
-  // A worker that dies soon after it started will likely die again: each quick death in a row
-  // doubles the wait before the next one (0.1 s up to 10 s), so a crash loop cannot eat the CPU.
-  let quickDeaths = 0
-  const restarts = new Set<NodeJS.Timeout>()
-  const fork = (): void => {
-    const born = Date.now()
-    cluster.fork({ [WORKER_PORT]: String(port) }).on('exit', (code, signal) => {
-      if (stopping) return
-      const how = signal ?? `exit code ${code}`
-      if (startup)
-        return startup.fail(
-          new FwError('FW_SERVE_WORKER', `A worker stopped while starting (${how})`, {
-            hint: 'Its own error, if it printed one, is above; no worker is left running.',
-          }),
-        )
-      quickDeaths = Date.now() - born < QUICK_DEATH_MS ? quickDeaths + 1 : 0
-      const delay = quickDeaths === 0 ? 0 : Math.min(10_000, 100 * 2 ** (quickDeaths - 1))
-      warn(
-        `worker exited (${signal ?? code}); starting another${delay > 0 ? ` in ${delay / 1000} s` : ''}`,
-      )
-      const timer = setTimeout(() => {
-        restarts.delete(timer)
-        if (!stopping) fork()
-      }, delay)
-      restarts.add(timer)
-    })
-  }
-  // Resolves once `n` more workers listen; rejects if one exits first.
-  const listening = (n: number): Promise<void> =>
-    new Promise((resolve, reject) => {
-      let listened = 0
-      const onListening = (): void => {
-        if (++listened < n) return
-        done()
-        resolve()
-      }
-      const done = (): void => {
-        cluster.off('listening', onListening)
-        startup = null
-      }
-      cluster.on('listening', onListening)
-      startup = { fail: (error) => (done(), reject(error)) }
-    })
-  return {
-    async start(n) {
-      // One worker first: a start that fails (a port in use) is then reported once, not by each.
-      const first = listening(1)
-      fork()
-      await first
-      // Ready means every worker listens: a request once the banner is out may reach any of them.
-      const rest = listening(n - 1)
-      for (let i = 1; i < n; i++) fork()
-      await rest
-    },
-    async stop() {
-      stopping = true
-      for (const timer of restarts) clearTimeout(timer)
-      await stopWorkers()
-    },
-    signal(name) {
-      for (const worker of liveWorkers()) worker.process.kill(name)
-    },
-  }
-}
-
-function liveWorkers(): Worker[] {
-  // A worker that has exited but whose IPC channel has not closed yet is still listed: waiting
-  // for its 'exit' would wait forever.
-  return Object.values(cluster.workers ?? {}).filter(
-    (w): w is Worker => w !== undefined && !w.isDead(),
-  )
-}
-
-/** Tells every worker to load the routes again; resolves when each has answered or is gone. */
-function reloadWorkers(): Promise<void> {
-  const workers = liveWorkers().filter((w) => w.isConnected())
-  return Promise.all(
-    workers.map(
-      (worker) =>
-        new Promise<void>((done) => {
-          const onMessage = (message: { tag?: unknown } | null): void => {
-            if (message?.tag === RELOADED) finish()
-          }
-          const finish = (): void => {
-            worker.off('message', onMessage)
-            worker.off('exit', finish)
-            done()
-          }
-          worker.on('message', onMessage)
-          worker.once('exit', finish)
-          worker.send({ tag: RELOAD })
-        }),
-    ),
-  ).then(() => undefined)
-}
-
 /** A port that is free on `host` now (the system's pick for port 0). */
 function freePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -266,18 +185,4 @@ function freePort(host: string): Promise<number> {
       probe.close(() => resolve(port))
     })
   })
-}
-
-/** SIGTERM to every worker still alive; resolves once they have exited. */
-async function stopWorkers(): Promise<void> {
-  await Promise.all(
-    liveWorkers().map(
-      (w) =>
-        new Promise<void>((done) => {
-          w.once('exit', () => done())
-          if (w.isDead()) return done()
-          w.process.kill('SIGTERM')
-        }),
-    ),
-  )
 }
