@@ -33,8 +33,10 @@ export interface RouteTable {
 }
 
 export interface HostGroup {
-  /** The pattern as written, or null for routes without a domain. */
+  /** The pattern as written (the first, of several alike), or null for routes without a domain. */
   pattern: string | null
+  /** Every pattern of the group: they match the same hosts (`{account}.x.com`, `{tenant}.x.com`). */
+  patterns: (string | null)[]
   segments: Segment[]
   keys: SegmentKey[]
 }
@@ -241,15 +243,31 @@ function conflictError(taken: readonly Variant[], later: AnalyzedRoute): FwError
   )
 }
 
+/**
+ * Domain patterns that match the same hosts alike (by their keys: `Admin.x.com` and `admin.x.com`,
+ * `{account}.x.com` and `{tenant}.x.com`) are one group, so that their routes are ordered by their
+ * paths as one table: as separate groups, all of the first group's routes came before the second's.
+ */
 function hostGroups(routes: AnalyzedRoute[], regexOrder: Map<string, number>): HostGroup[] {
   const groups = new Map<string, HostGroup>()
   for (const { record, hostSegments } of routes) {
-    if (hostSegments === null || groups.has(record.host!)) continue
+    if (hostSegments === null) continue
     const keys = hostSegments.map((s) => segmentKey(s, regexOrder))
-    groups.set(record.host!, { pattern: record.host, segments: hostSegments, keys })
+    const id = keys.map(keyText).join('.')
+    const group = groups.get(id)
+    if (group === undefined) {
+      groups.set(id, {
+        pattern: record.host,
+        patterns: [record.host],
+        segments: hostSegments,
+        keys,
+      })
+    } else if (!group.patterns.includes(record.host)) {
+      group.patterns.push(record.host)
+    }
   }
   const sorted = [...groups.values()].sort((x, y) => compareKeys(x.keys, y.keys))
-  return [...sorted, { pattern: null, segments: [], keys: [] }]
+  return [...sorted, { pattern: null, patterns: [null], segments: [], keys: [] }]
 }
 
 function keyText(key: SegmentKey): string {

@@ -8,7 +8,7 @@ import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CACHE_FORMAT_VERSION, GENERATION_PREFIX, type Manifest } from '../shared/cache-format.js'
 import { fingerprintRoutes, type RouteRecord } from '../shared/route-record.js'
-import { analyzeRoutes, type HostGroup, type RouteTable } from './analyze.js'
+import { analyzeRoutes, type AnalyzedRoute, type HostGroup, type RouteTable } from './analyze.js'
 import { BANNER } from './emit/code.js'
 import { emitIndexModule, hostParamFields, type PlannedGroup } from './emit/modules.js'
 import { emitShard, partVariants, planShards, type Shard } from './emit/shards.js'
@@ -65,7 +65,7 @@ export function buildRouter(
   // The generation's other modules: a first segment of that name (`/routes`) gets `routes~2.mjs`.
   const taken = new Set(['__routes', '__names', '__helpers', 'index', 'routes'])
   const groups: PlannedGroup[] = table.hosts.map((host, i) => {
-    const routes = table.routes.filter((r) => r.record.host === host.pattern)
+    const routes = table.routes.filter((r) => host.patterns.includes(r.record.host))
     const prefix = host.pattern === null ? '' : `${host.pattern}.`
     const tables = buildMethodTables(routes)
     const inlined = new Map(
@@ -80,7 +80,8 @@ export function buildRouter(
   })
   const files = new Map<string, string>()
   for (const group of groups) {
-    const hostParams = hostParamFields(group.host.segments)
+    const hostParams = (route: AnalyzedRoute): string[] =>
+      hostParamFields(group.host.segments, route.hostSegments ?? [])
     const hostLabel = group.host.pattern ?? 'any'
     for (const shard of group.shards)
       files.set(`${shard.file}.mjs`, emitShard(shard, { hostLabel, hostParams }))

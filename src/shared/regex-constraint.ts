@@ -31,6 +31,7 @@ export function checkConstraint(
   spec: string,
   domain = false,
 ): string {
+  if (domain) checkNoGroupReferences(pattern, name, spec)
   const known = checkedRegexes.get(spec)
   if (known !== undefined) return known
   try {
@@ -56,6 +57,34 @@ export function checkConstraint(
   checkMatchesSegment(pattern, name, spec, source)
   checkedRegexes.set(spec, source)
   return source
+}
+
+/**
+ * Rejects a backreference (`\1`, `\k<x>`) or a named group in a domain parameter's regex: a
+ * domain's labels are matched by one regex of the whole Host, where the numbering of groups
+ * shifts under `\1` (it then never matches) and a name can be taken twice (the cache fails to load).
+ */
+function checkNoGroupReferences(pattern: string, name: string, spec: string): void {
+  let inClass = false
+  for (let i = 0; i < spec.length; i++) {
+    const c = spec[i]
+    if (c === '\\') {
+      const next = spec[++i] ?? ''
+      if (!inClass && (/[1-9]/.test(next) || next === 'k'))
+        throw groupReference(pattern, name, spec, 'a backreference')
+    } else if (c === '[') inClass = true
+    else if (c === ']') inClass = false
+    else if (!inClass && spec.startsWith('(?<', i) && !/[=!]/.test(spec[i + 3] ?? ''))
+      throw groupReference(pattern, name, spec, 'a named group')
+  }
+}
+
+function groupReference(pattern: string, name: string, spec: string, what: string): FwError {
+  return new FwError(
+    'FW_REGEX_INVALID',
+    `Pattern "${pattern}": the regex of "${name}" (${spec}) has ${what}, which a domain parameter cannot use`,
+    { hint: 'Write it without group names or backreferences: (?:...) groups and classes work.' },
+  )
 }
 
 const UNICODE_MEANING: Readonly<Record<string, string>> = {

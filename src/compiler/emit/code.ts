@@ -20,9 +20,12 @@ export function propKey(name: string): string {
   return name === '__proto__' ? `[${lit(name)}]` : lit(name)
 }
 
-/** A comment-safe rendering of user text (patterns can contain `*\/`). */
+/**
+ * A comment-safe rendering of user text (patterns can contain `*\/`). U+2028 and U+2029 end a
+ * line in JavaScript too, and so a `//` comment (a domain regex may hold one).
+ */
 export function safeComment(text: string): string {
-  return text.replace(/\*\//g, '*\\/').replace(/[\r\n]/g, ' ')
+  return text.replace(/\*\//g, '*\\/').replace(/[\r\n\u2028\u2029]/g, ' ')
 }
 
 /** Collects lines with indentation; `block` indents what its callback writes. */

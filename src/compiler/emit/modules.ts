@@ -7,6 +7,7 @@ import { HTTP_METHODS, type HttpMethod } from '../../shared/methods.js'
 import type { Variant } from '../analyze.js'
 import { METHOD_KEYS, type MethodKey } from '../trie.js'
 import { escapeRegExp, type Segment } from '../../shared/pattern.js'
+import { canConsume } from '../../shared/regex-safety.js'
 import type { HostGroup } from '../analyze.js'
 import {
   BANNER,
@@ -33,21 +34,43 @@ const INDEX_HELPERS = ['EMPTY', 'buildUrl', 'cacheDamaged', 'normalizeHost', 'no
 /** What urlFor's in-place constraint checks use (only for route sets that have such constraints). */
 const URL_CHECK_HELPERS = ['UrlGenerationError', 'sticky']
 
-/** A regex with one named group per host parameter, tested against the normalised Host. */
+/**
+ * A regex with one named group per host parameter, tested against the normalised Host. A
+ * parameter is one whole label: a constraint that could match a '.' (`{t:[^-]+}`) would run over
+ * several (`a.b.example.com`, or any host after `api.{t:[^x]+}`), so the label is taken as
+ * `[^.]+` and the constraint must match exactly it, seen from the label's end by a lookbehind that
+ * starts where the label does: at the Host's start, or after the text before the label (`l<i>`).
+ */
 export function hostRegex(segments: readonly Segment[]): string {
-  const labels = segments.map((s) => {
+  const spansLabels = (s: Segment): boolean =>
+    s.kind === 'param' && s.type !== 'string' && canConsume(s.regex!, DOT)
+  let opened = ''
+  const labels = segments.map((s, i) => {
     if (s.kind === 'static') return escapeRegExp(s.value)
-    const body = s.type === 'string' ? '[^.]+' : `(?:${s.regex})`
-    return `(?<h_${s.name}>${body})`
+    if (s.type === 'string') return `(?<h_${s.name}>[^.]+)`
+    if (!spansLabels(s)) return `(?<h_${s.name}>(?:${s.regex}))`
+    if (i === 0) return `(?<h_${s.name}>[^.]+)(?<=^(?:${s.regex}))`
+    // l<i> opens at the start and closes here, after the '.' that ends the label before.
+    opened = `(?<l${i}>` + opened
+    return `)(?<h_${s.name}>[^.]+)(?<=^\\k<l${i}>(?:${s.regex}))`
   })
-  return `^${labels.join('\\.')}$`
+  return `^${opened}${labels.join('\\.')}$`
 }
 
-/** Host parameter fields of results: `"account": hp.groups.h_account` (ints as numbers). */
-export function hostParamFields(segments: readonly Segment[]): string[] {
-  return segments.flatMap((s) => {
+const DOT = 46
+
+/**
+ * Host parameter fields of a route's results: `"account": hp.groups.h_account` (ints as numbers).
+ * The group's regex names its captures after the group's first pattern; a route of another
+ * pattern alike (`{tenant}.example.com`) reads the same label under its own name.
+ */
+export function hostParamFields(
+  groupSegments: readonly Segment[],
+  routeSegments: readonly Segment[],
+): string[] {
+  return routeSegments.flatMap((s, i) => {
     if (s.kind !== 'param') return []
-    const read = `hp.groups.h_${s.name}`
+    const read = `hp.groups.h_${(groupSegments[i] as { name: string }).name}`
     return [`${propKey(s.name)}: ${s.type === 'int' ? `Number(${read})` : read}`]
   })
 }

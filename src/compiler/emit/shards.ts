@@ -4,7 +4,7 @@
  * to `__dynamic.mjs`, the root path to `__root.mjs`. Splitting keeps each generated function far
  * below V8's ~60 KB bytecode limit for optimisation.
  */
-import type { Variant } from '../analyze.js'
+import type { AnalyzedRoute, Variant } from '../analyze.js'
 import {
   METHOD_KEYS,
   staticValue,
@@ -97,8 +97,8 @@ function uniqueFile(base: string, taken: Set<string>): string {
 
 export interface ShardEmitOptions {
   hostLabel: string
-  /** Host parameter expressions for results (`"account": hp.groups.h_account`), or []. */
-  hostParams: string[]
+  /** A route's host parameter expressions for results (`"account": hp.groups.h_account`), or []. */
+  hostParams: (route: AnalyzedRoute) => string[]
 }
 
 /** Emits one shard module. Its functions return a hit object or null. */
@@ -111,7 +111,7 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
   const result = (variant: Variant, fields: string[]): string => {
     const id = variant.route.record.id
     routeIds.add(id)
-    const all = [...options.hostParams, ...fields]
+    const all = [...options.hostParams(variant.route), ...fields]
     if (all.length > 0) return `{ route: R${id}, params: { ${all.join(', ')} } }`
     hits.add(id)
     return `HIT${id}`
