@@ -1,8 +1,9 @@
 /**
  * Sets `client_ip`: the socket peer, or the address X-Forwarded-For names when the peer (and each
  * hop, read right to left) is a trusted proxy. proxy-addr's semantics; `::ffff:1.2.3.4` is 1.2.3.4;
- * an entry that is not an IP address is never the client (the hop that passed it on is). At most
- * the 32 nearest hops are read.
+ * an entry's port and IPv6 brackets are dropped (`1.2.3.4:5678`, `[2001:db8::1]:4711`); an entry
+ * that is not an IP address is never the client (the hop that passed it on is). At most the 32
+ * nearest hops are read.
  */
 import { isIP } from 'node:net'
 import proxyaddr from 'proxy-addr'
@@ -21,7 +22,8 @@ export function clientAddress(request: FwRequest): string {
   // getClientAddress() is already unmapped; a forwarded address may still be ::ffff:-mapped.
   if (forwarded === '') return peer
   // Checked only for a long header: a short one cannot hold more than MAX_HOPS addresses.
-  const hops = forwarded.length > 4 * MAX_HOPS ? nearestHops(forwarded) : forwarded
+  const nearest = forwarded.length > 4 * MAX_HOPS ? nearestHops(forwarded) : forwarded
+  const hops = WITH_PORT.test(nearest) ? withoutPorts(nearest) : nearest
   const reqLike = { socket: { remoteAddress: peer }, headers: { 'x-forwarded-for': hops } }
   // [peer, hops right to left ..., the first untrusted one]. A trusted proxy may still pass on
   // what is not an address ("<script>", "unknown"): then the last hop that is one is the client.
@@ -31,6 +33,27 @@ export function clientAddress(request: FwRequest): string {
     if (isIP(address) !== 0) return address
   }
   return peer
+}
+
+// An entry with a port: `[2001:db8::1]:4711` (or just bracketed), or `1.2.3.4:5678` (Azure's
+// front ends send these). proxy-addr reads neither as an address, so the client, and any trusted
+// hop so written, fell back to the peer: every client behind such a proxy shared its address
+// (and its throttle budget). Linear: a digit run, a dot, a digit run, then ':'.
+const WITH_PORT = /\[|\d\.\d+:/
+const IPV4_WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/
+
+/** Each entry of a comma-separated list without its port or IPv6 brackets. */
+function withoutPorts(forwarded: string): string {
+  return forwarded.split(',').map(withoutPort).join(',')
+}
+
+function withoutPort(entry: string): string {
+  const hop = entry.trim()
+  if (hop.charCodeAt(0) === 91) {
+    const close = hop.indexOf(']')
+    return close === -1 ? hop : hop.slice(1, close)
+  }
+  return IPV4_WITH_PORT.exec(hop)?.[1] ?? hop
 }
 
 /** The last MAX_HOPS entries of a comma-separated list. */

@@ -3,6 +3,7 @@
  * trusted proxy (DESIGN "Proxies"). Every header here is client input: parsed by hand or with
  * linear regexes, and rejected rather than repaired.
  */
+import { isIPv4, isIPv6 } from 'node:net'
 import { badRequest } from '../http-error.js'
 import { lastOf, valuesOf, type HeaderBag } from './headers.js'
 import type { TrustFunction } from './options.js'
@@ -142,7 +143,24 @@ export function parseHost(value: string | undefined): Authority | null {
   const written = match[2] === undefined || match[2] === '' ? undefined : match[2]
   const port = written === undefined ? null : parsePort(written)
   if (written !== undefined && port === null) return null
-  return { host: match[1]!.toLowerCase(), port }
+  const host = match[1]!
+  return isUrlHost(host) ? { host: host.toLowerCase(), port } : null
+}
+
+// A last label that is a number: URL parsers (browsers, `new URL`) read such a name as IPv4.
+const ENDS_IN_NUMBER = /(?:^|\.)\d+$/
+
+/**
+ * Whether `host` (as HOST matched it) is a host a URL can hold. Brackets hold an IPv6 address,
+ * and a name ending in a number is IPv4 (`127.1` too): `[.]` or `999.999.999.999` made getUri()
+ * and the HTTPS redirect's Location URLs that no client can follow. Most names end in a letter:
+ * one character test.
+ */
+function isUrlHost(host: string): boolean {
+  if (host.charCodeAt(0) === 91) return isIPv6(host.slice(1, -1))
+  const last = host.charCodeAt(host.length - 1)
+  if (last < 48 || last > 57 || !ENDS_IN_NUMBER.test(host) || isIPv4(host)) return true
+  return URL.canParse(`http://${host}/`)
 }
 
 function parsePort(value: string | undefined): number | null {
@@ -153,7 +171,8 @@ function parsePort(value: string | undefined): number | null {
 
 /** No usable Host header (HTTP/1.0): the address the socket was accepted on. */
 function localAuthority(peer: Peer): Authority {
-  const address = peer.localAddress
+  // A server listening on `::` sees IPv4 as `::ffff:127.0.0.1`: named as getClientAddress() does.
+  const address = unmapAddress(peer.localAddress)
   if (address === undefined || address === '') return { host: 'localhost', port: null }
   const host = address.includes(':') ? `[${address}]` : address
   return { host: host.toLowerCase(), port: peer.localPort ?? null }
