@@ -192,8 +192,17 @@ function resetContent(response: FwResponse): FwResponse {
   return new FwResponse(205, response.headers, null)
 }
 
-/** Writes a response. Hot path: keep it to one writeHead and one end for in-memory bodies. */
-function send(res: ServerResponse, answer: FwResponse, request: FwRequest, kernel: Kernel): void {
+/**
+ * Writes a response. Hot path: keep it to one writeHead and one end for in-memory bodies.
+ * `rescuing`: the response is the error boundary's answer to a streamed body that failed.
+ */
+function send(
+  res: ServerResponse,
+  answer: FwResponse,
+  request: FwRequest,
+  kernel: Kernel,
+  rescuing = false,
+): void {
   const response = answer.status === 205 && answer.body !== null ? resetContent(answer) : answer
   const body = response.body
   // Everything goes into writeHead, Content-Length included: a setHeader() before it would send
@@ -204,7 +213,7 @@ function send(res: ServerResponse, answer: FwResponse, request: FwRequest, kerne
     res.end(body ?? undefined)
     return
   }
-  sendStream(res, body, response, headers, request, kernel)
+  sendStream(res, body, response, headers, request, kernel, rescuing)
 }
 
 /**
@@ -222,6 +231,7 @@ function sendStream(
   headers: NodeHeaders,
   request: FwRequest,
   kernel: Kernel,
+  rescuing: boolean,
 ): void {
   // Chunks of an object-mode stream (Readable.from, an async generator) may be what a socket
   // cannot take: res.write would throw inside pipe's 'data' listener, where nothing catches it
@@ -257,6 +267,10 @@ function sendStream(
     body.unpipe(res)
     for (const name of res.getHeaderNames()) res.removeHeader(name)
     const id = response.header('x-request-id')
+    // The boundary's own answer failed as well (an error renderer streaming a page that cannot
+    // be read): asked again, it would answer the same, failing over and over in microtasks, the
+    // process frozen. The plain 500 instead.
+    if (rescuing) return answerFailure(error, res, id, kernel, 'The error answer failed too')
     const answer = (rescued: FwResponse): void => {
       if (!res.destroyed)
         send(
@@ -264,6 +278,7 @@ function sendStream(
           id === undefined ? rescued : rescued.withHeader('x-request-id', id),
           request,
           kernel,
+          true,
         )
     }
     // The request as the kernel's context saw it: the error body names the same request id.
