@@ -363,7 +363,10 @@ export class Kernel implements KernelServices {
         answer,
         this.#options.errorRendererTimeoutMs ?? RENDERER_TIMEOUT_MS,
       )
-      if (rendered instanceof FwResponse) return rendered
+      // A view answer (an error page template) is rendered as a handler's is; one that fails to
+      // render falls back to the default rendering, as any failure of the renderer does.
+      if (rendered instanceof FwResponse)
+        return rendered.view ? await this.#render(rendered) : rendered
       throw notAResponse('The custom error renderer', rendered)
     } catch (failure) {
       this.log.error(

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ErrorRenderer } from '../../../src/runtime/error-boundary.js'
 import { forbidden, HttpError, serviceUnavailable } from '../../../src/runtime/http-error.js'
 import type { Kernel } from '../../../src/runtime/kernel.js'
-import { create, json, redirect } from '../../../src/runtime/response.js'
+import { create, json, redirect, view } from '../../../src/runtime/response.js'
+import { TemplateViews } from '../../../src/runtime/views.js'
 import type { Middleware } from '../../../src/runtime/types.js'
 import { rawExchange } from '../../support/raw-http.js'
 import {
@@ -373,6 +374,30 @@ describe('a custom error renderer', () => {
       failure: 'Internal Server Error',
       status: 500,
     })
+  })
+
+  it('renders an error page answered as a view, and falls back when the view fails', async () => {
+    const views = new TemplateViews({
+      templates: { 'errors/page': '<h1>{{ code }}: {{ m }}</h1>' },
+    })
+    const errorRenderer: ErrorRenderer = (error) =>
+      view(
+        error.status === 404 ? 'errors/page' : 'errors/missing',
+        {
+          code: error.status,
+          m: error.publicMessage,
+        },
+        error.status,
+      )
+    const custom = await bootKernel(routes, { errorRenderer, views, log: captureLogger() })
+    const page = await call(custom, '/nowhere')
+    expect(page.status).toBe(404)
+    expect(page.header('content-type')).toBe('text/html; charset=utf-8')
+    expect(await textOf(page)).toBe('<h1>404: Not Found</h1>')
+    // A view that does not exist: the default rendering, not an empty text/html answer.
+    const fallback = await call(custom, '/typed/409')
+    expect(fallback.status).toBe(409)
+    expect(await jsonOf(fallback)).toMatchObject({ error: 'Custom public message', code: 409 })
   })
 
   it('falls back to the default rendering, and logs, when the custom renderer throws', async () => {
