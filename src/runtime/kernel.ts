@@ -367,7 +367,11 @@ export class Kernel implements KernelServices {
       // render falls back to the default rendering, as any failure of the renderer does.
       if (rendered instanceof FwResponse)
         return rendered.view ? await this.#render(rendered) : rendered
-      throw notAResponse('The custom error renderer', rendered)
+      throw notAResponse(
+        'The custom error renderer',
+        rendered,
+        'return an FwResponse, such as json(body, error.status) or view(name, data, error.status)',
+      )
     } catch (failure) {
       this.log.error(
         { err: failure, path: context.path, request_id: context.requestId },

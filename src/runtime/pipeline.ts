@@ -169,11 +169,12 @@ function noRequest(next: string): TypeError {
  * @example
  * rescue(notAResponse('Middleware "timing"', undefined), request)
  */
-export function notAResponse(what: string, value: unknown): TypeError {
-  return new TypeError(
-    `${what} returned ${describeValue(value)} instead of a response: ` +
-      'return the response of next(request), or one of its own',
-  )
+export function notAResponse(
+  what: string,
+  value: unknown,
+  hint = 'return the response of next(request), or one of its own',
+): TypeError {
+  return new TypeError(`${what} returned ${describeValue(value)} instead of a response: ${hint}`)
 }
 
 function describeValue(value: unknown): string {

@@ -147,7 +147,9 @@ describe('a custom error renderer that returns no response', () => {
     served = await serve(kernel)
     expectBoundary500(await served.send('GET', '/crash'))
     expect(loggedMessages(log)).toContainEqual(
-      expect.stringContaining('The custom error renderer returned undefined instead of a response'),
+      expect.stringContaining(
+        'The custom error renderer returned undefined instead of a response: return an FwResponse',
+      ),
     )
     expect((await served.send('GET', '/ok')).text).toBe('fine')
     // In process too: a 404 rendered by default.
