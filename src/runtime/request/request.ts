@@ -357,7 +357,7 @@ export class FwRequest {
     return this.#with({
       target: query === '' ? path : `${path}?${query}`,
       query: () => params,
-      headers: url && !keepHost ? h.withHeader(this.#s.headers, 'host', url.host) : this.#s.headers,
+      headers: url ? uriHeaders(this.#s.headers, url, keepHost) : this.#s.headers,
       peer: url ? uri.withEncryption(this.#s.peer, url.protocol === 'https:') : this.#s.peer,
     })
   }
@@ -448,3 +448,15 @@ export class FwRequest {
 }
 
 mixInputMethods(FwRequest)
+
+/**
+ * The headers of a request given the absolute URI `url`: its Host (unless kept), and none of a
+ * proxy's X-Forwarded-Proto/-Host/-Port, which would otherwise still name the scheme and host
+ * the proxy saw instead of the new URI's.
+ */
+function uriHeaders(headers: h.HeaderBag, url: URL, keepHost: boolean): h.HeaderBag {
+  let bag = h.withoutHeader(headers, 'x-forwarded-proto')
+  if (keepHost) return bag
+  bag = h.withoutHeader(h.withoutHeader(bag, 'x-forwarded-host'), 'x-forwarded-port')
+  return h.withHeader(bag, 'host', url.host)
+}

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createListener } from '../../../src/runtime/node-adapter.js'
 import { compileTrust } from '../../../src/runtime/request/options.js'
-import type { FwRequest } from '../../../src/runtime/request/request.js'
+import { FwRequest } from '../../../src/runtime/request/request.js'
 import { rawExchange } from '../../support/raw-http.js'
 import {
   bootKernel,
@@ -128,5 +128,34 @@ describe('an HTTP/1.0 request without Host, to a server listening on ::', () => 
       server.closeAllConnections()
       await new Promise((resolve) => server.close(resolve))
     }
+  })
+})
+
+describe('withUri() on a request a trusted proxy forwarded', () => {
+  it("takes the new URI's scheme and host, not the proxy's X-Forwarded-Proto/-Host/-Port", () => {
+    const forwarded = FwRequest.create({
+      uri: 'http://app.internal/a',
+      headers: {
+        host: 'app.internal',
+        'x-forwarded-proto': 'https',
+        'x-forwarded-host': 'proxy.example',
+        'x-forwarded-port': '8443',
+      },
+    })
+    expect(forwarded.getUri()).toBe('https://proxy.example:8443/a')
+    const moved = forwarded.withUri('http://new.example:8080/b?x=1')
+    expect([moved.getUri(), moved.getScheme(), moved.getHost(), moved.getPort()]).toEqual([
+      'http://new.example:8080/b?x=1',
+      'http',
+      'new.example',
+      8080,
+    ])
+    // The Host kept (preserveHost): the proxy's host stays; the scheme is the URI's.
+    expect(forwarded.withUri('http://new.example/c', true).getUri()).toBe(
+      'http://proxy.example:8443/c',
+    )
+    // A relative target changes the path only.
+    expect(forwarded.withUri('/d').getUri()).toBe('https://proxy.example:8443/d')
+    expect(forwarded.getUri()).toBe('https://proxy.example:8443/a')
   })
 })
