@@ -6,10 +6,10 @@
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
+import { readFile, rm } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { build, stop, type BuildFailure, type Message } from 'esbuild'
+import { build, stop, type BuildFailure, type Loader, type Message, type Plugin } from 'esbuild'
 import { displayPath } from '../define/location.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
 import { escapeRegExp } from '../shared/pattern.js'
@@ -67,12 +67,21 @@ async function bundle(
       write: false,
       // Absolute sources: the same code also runs from the cache folder (routes.mjs).
       sourceRoot: pathToFileURL(dirname(file)).href + '/',
-      // The bundle runs from elsewhere (a temporary file, the cache): paths made from import.meta
-      // (new URL('./data.json', import.meta.url), createRequire) stay those of the file itself.
+      // The bundle runs from elsewhere (a temporary file, the cache) and holds every local module:
+      // paths made from import.meta (new URL('./data.json', import.meta.url), createRequire) or
+      // __dirname stay those of the module that wrote them (see fileScope).
       define: {
-        'import.meta.url': JSON.stringify(pathToFileURL(file).href),
-        'import.meta.filename': JSON.stringify(file),
-        'import.meta.dirname': JSON.stringify(dirname(file)),
+        'import.meta.url': FILE_SCOPE.url,
+        'import.meta.filename': FILE_SCOPE.filename,
+        'import.meta.dirname': FILE_SCOPE.dirname,
+        __filename: FILE_SCOPE.filename,
+        __dirname: FILE_SCOPE.dirname,
+      },
+      plugins: [fileScope],
+      // A CommonJS module's require() of a package or built-in stays a call at run time, which an
+      // ES module only has through createRequire (else "Dynamic require of "x" is not supported").
+      banner: {
+        js: "import { createRequire as __fwCreateRequire } from 'node:module'\nconst require = __fwCreateRequire(import.meta.url)",
       },
     })
     const inputs: Record<string, string> = {}
@@ -90,6 +99,57 @@ async function bundle(
   }
 }
 
+// Each local module's own location, declared in it under these names (esbuild renames them apart
+// in the bundle, and define points import.meta.url and __dirname at them).
+const FILE_SCOPE = { url: '__fw_url', filename: '__fw_filename', dirname: '__fw_dirname' }
+
+const fileScope: Plugin = {
+  name: 'fw-file-scope',
+  setup(build) {
+    build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, async ({ path }) => {
+      // One it cannot read is left to esbuild, whose error says so (FW_ROUTES_READ).
+      const source = await readFile(path, 'utf8').catch(() => null)
+      if (source === null) return undefined
+      const { at, text } = scopeDeclaration(path, source)
+      if (text === '') return undefined
+      return { contents: source.slice(0, at) + text + source.slice(at), loader: loaderOf(path) }
+    })
+  },
+}
+
+/**
+ * What fileScope adds to a module, and where: nothing unless it uses import.meta or __dirname;
+ * else one statement at the start of its first line (after a #! line, which must come first), so
+ * that every other line keeps its number and columns.
+ */
+function scopeDeclaration(path: string, source: string): { at: number; text: string } {
+  if (path.split(/[\\/]/).includes('node_modules')) return { at: 0, text: '' }
+  if (!/\bimport\s*\.\s*meta\b|\b__(?:dir|file)name\b/.test(source)) return { at: 0, text: '' }
+  const text =
+    `var ${FILE_SCOPE.url} = ${JSON.stringify(pathToFileURL(path).href)}, ` +
+    `${FILE_SCOPE.filename} = ${JSON.stringify(path)}, ` +
+    `${FILE_SCOPE.dirname} = ${JSON.stringify(dirname(path))};`
+  return { at: source.startsWith('#!') ? source.indexOf('\n') + 1 : 0, text }
+}
+
+function loaderOf(path: string): Loader {
+  if (/\.[cm]?ts$/.test(path)) return 'ts'
+  if (path.endsWith('.tsx')) return 'tsx'
+  return path.endsWith('.jsx') ? 'jsx' : 'js'
+}
+
+/** A compile error's column as the user's file has it (fileScope may have added to its line). */
+function userColumn(path: string, line: number, column: number): number {
+  try {
+    const source = readFileSync(path, 'utf8')
+    const { at, text } = scopeDeclaration(path, source)
+    const onLine = source.slice(0, at).split('\n').length
+    return line === onLine && column >= text.length ? column - text.length : column
+  } catch {
+    return column
+  }
+}
+
 /**
  * A failed esbuild build as a user error: a file it could not read as FW_ROUTES_READ, anything
  * else as FW_ROUTES_SYNTAX; the hint names the file that has the error (maybe an imported one).
@@ -97,11 +157,12 @@ async function bundle(
 export function compileError(error: unknown, file: string): FwError {
   const first: Message | undefined = (error as BuildFailure).errors?.[0]
   const where = first?.location
+  const source = where ? resolve(dirname(file), where.file) : ''
   const location = where
     ? {
-        file: displayPath(resolve(dirname(file), where.file)),
+        file: displayPath(source),
         line: where.line,
-        column: where.column + 1,
+        column: userColumn(source, where.line, where.column) + 1,
       }
     : undefined
   const unreadable = first ? /^Cannot read file "(.+)": (.+)$/.exec(first.text) : null

@@ -4,7 +4,7 @@
  * leaves the last good cache in place (writeCache publishes only complete builds).
  */
 import { watch, type FSWatcher } from 'chokidar'
-import { resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import type { BuildCacheResult } from '../compiler/index.js'
 
 export interface WatchOptions {
@@ -25,6 +25,14 @@ export interface RouteWatcher {
   close(): Promise<void>
 }
 
+// What an import can name (esbuild's resolve extensions and JSON), and fw's own temporary bundles.
+const SOURCE = /\.(?:[cm]?[jt]sx?|json)$/
+const TEMP = /\.fw-\d+-[0-9a-f]+\.mjs$/
+
+function foldersOf(files: Set<string>): Set<string> {
+  return new Set([...files].map((file) => dirname(file)))
+}
+
 /**
  * Starts watching.
  * @example
@@ -39,6 +47,10 @@ export function watchRoutes(options: WatchOptions): RouteWatcher {
   let running: Promise<void> | null = null
   let pending = new Set<string>()
   let watched = new Set([routesFile])
+  let failed = false
+  // The folders of the files are watched, not the files: chokidar loses a file that is deleted
+  // and created again (git checkout, editors' safe writes) when a parent folder is watched too.
+  let folders = foldersOf(watched)
 
   const runBuild = async (changed: string[]): Promise<void> => {
     const { buildCache } = await import('../compiler/index.js')
@@ -47,17 +59,24 @@ export function watchRoutes(options: WatchOptions): RouteWatcher {
       const inputs = Object.keys(result.manifest.inputs).map((file) =>
         resolve(options.cacheDir, file),
       )
-      const next = new Set([routesFile, ...inputs])
-      watcher?.unwatch([...watched].filter((f) => !next.has(f)))
-      watcher?.add([...next].filter((f) => !watched.has(f)))
-      watched = next
+      watched = new Set([routesFile, ...inputs])
+      const next = foldersOf(watched)
+      watcher?.unwatch([...folders].filter((f) => !next.has(f)))
+      watcher?.add([...next].filter((f) => !folders.has(f)))
+      folders = next
+      failed = false
       await options.onBuild(result, changed)
     } catch (error) {
+      failed = true
       options.onError(error, changed)
     }
   }
 
-  const schedule = (file: string): void => {
+  const schedule = (event: string, file: string): void => {
+    // A new source file beside the others may be the import a failed build could not resolve.
+    const relevant =
+      watched.has(file) || (failed && event === 'add' && SOURCE.test(file) && !TEMP.test(file))
+    if (!relevant || !['add', 'change', 'unlink'].includes(event)) return
     pending.add(file)
     if (running) return
     running = (async () => {
@@ -71,12 +90,13 @@ export function watchRoutes(options: WatchOptions): RouteWatcher {
   }
 
   const ready = runBuild([]).then(() => {
-    const started = watch([...watched], {
+    const started = watch([...folders], {
       ignoreInitial: true,
+      depth: 0,
       awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 10 },
     })
     watcher = started
-    started.on('change', schedule).on('add', schedule).on('unlink', schedule)
+    started.on('all', schedule)
     return new Promise<void>((resolve) => started.once('ready', () => resolve()))
   })
   return {
