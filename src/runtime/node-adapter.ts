@@ -233,6 +233,13 @@ function sendStream(
   kernel: Kernel,
   rescuing: boolean,
 ): void {
+  // The client left before the answer was ready: nothing will read the body, and a 'close'
+  // listener added now would never fire. Piped into the closed response, a file's stream stayed
+  // paused with its descriptor open until garbage collection (one per aborted download).
+  if (res.destroyed) {
+    body.destroy()
+    return
+  }
   // Chunks of an object-mode stream (Readable.from, an async generator) may be what a socket
   // cannot take: res.write would throw inside pipe's 'data' listener, where nothing catches it
   // (the process would crash). Checked, such a chunk fails the stream like any other error.

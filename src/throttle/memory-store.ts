@@ -8,7 +8,8 @@
  * clients last: to hand one a fresh budget, a flood must first exhaust a storeful of counters.
  * Expired counters are swept lazily (a couple per list per check, from the least recently used
  * end), so no timer runs and nothing keeps the process alive. Memory is about
- * maxKeys × (100 B + 8 B per live admission).
+ * maxKeys × (0.5 KB + 8 B per live admission): a soak with random client addresses measured
+ * ~27 MB for the default 50,000 keys (the key strings and the log objects).
  * Atomic per key: a check reads and writes its log synchronously, with no await in between, and
  * JavaScript runs one check at a time.
  *
