@@ -4,7 +4,8 @@
  * leaves the last good cache in place (writeCache publishes only complete builds).
  */
 import { watch, type FSWatcher } from 'chokidar'
-import { dirname, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import type { BuildCacheResult } from '../compiler/index.js'
 
 export interface WatchOptions {
@@ -29,6 +30,15 @@ export interface RouteWatcher {
 const SOURCE = /\.(?:[cm]?[jt]sx?|json)$/
 const TEMP = /\.fw-\d+-[0-9a-f]+\.mjs$/
 
+/** The tsconfig.json of `folder` or the closest folder above it, or null. */
+function nearestTsconfig(folder: string): string | null {
+  for (let at = folder; ; at = dirname(at)) {
+    const file = join(at, 'tsconfig.json')
+    if (existsSync(file)) return file
+    if (dirname(at) === at) return null
+  }
+}
+
 function foldersOf(files: Set<string>): Set<string> {
   return new Set([...files].map((file) => dirname(file)))
 }
@@ -46,7 +56,10 @@ export function watchRoutes(options: WatchOptions): RouteWatcher {
   let watcher: FSWatcher | null = null
   let running: Promise<void> | null = null
   let pending = new Set<string>()
-  let watched = new Set([routesFile])
+  // The tsconfig.json esbuild reads (its `paths` resolve imports) is no input of the build.
+  const config = nearestTsconfig(dirname(routesFile))
+  const always = config === null ? [routesFile] : [routesFile, config]
+  let watched = new Set(always)
   let failed = false
   // The folders of the files are watched, not the files: chokidar loses a file that is deleted
   // and created again (git checkout, editors' safe writes) when a parent folder is watched too.
@@ -59,7 +72,7 @@ export function watchRoutes(options: WatchOptions): RouteWatcher {
       const inputs = Object.keys(result.manifest.inputs).map((file) =>
         resolve(options.cacheDir, file),
       )
-      watched = new Set([routesFile, ...inputs])
+      watched = new Set([...always, ...inputs])
       const next = foldersOf(watched)
       watcher?.unwatch([...folders].filter((f) => !next.has(f)))
       watcher?.add([...next].filter((f) => !folders.has(f)))

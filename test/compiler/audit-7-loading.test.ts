@@ -151,3 +151,30 @@ export default (r: any) => { r.get('/', () => name, name + extra) }
     await next
   })
 })
+
+describe('fw route:cache build --watch, with the imports resolved through tsconfig paths', () => {
+  it('rebuilds when tsconfig.json changes where an alias points', async () => {
+    const dir = makeProject({
+      'tsconfig.json': JSON.stringify({ compilerOptions: { paths: { '@lib/*': ['./one/*'] } } }),
+      'routes.ts': `import { name } from '@lib/name'
+export default (r: any) => { r.get('/', () => name, name) }
+`,
+      'one/name.ts': "export const name = 'one'\n",
+      'two/name.ts': "export const name = 'two'\n",
+    })
+    const watcher = watchIn(dir)
+    try {
+      await watcher.seen(/watching routes\.ts/)
+      const next = watcher.seen(/✔ built 1 route.*changed: tsconfig\.json/)
+      writeFileSync(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({ compilerOptions: { paths: { '@lib/*': ['./two/*'] } } }),
+      )
+      await next
+      const list = await runFw(['routes:list', '--json'], { cwd: dir })
+      expect(JSON.parse(list.stdout)[0].name).toBe('two')
+    } finally {
+      watcher.child.kill('SIGTERM')
+    }
+  })
+})
