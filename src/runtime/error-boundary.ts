@@ -5,7 +5,7 @@
  * JSON `{ error, code, request_id? }` by default, RFC 9457 problem+json, or text/plain.
  */
 import { STATUS_CODES } from 'node:http'
-import { HttpError } from './http-error.js'
+import { HttpError, type HeaderMap } from './http-error.js'
 import { FwResponse } from './response.js'
 import type { Logger } from './types.js'
 
@@ -134,14 +134,38 @@ export function renderError(error: HttpError, context: ErrorContext): FwResponse
   }
 }
 
-function renderWith(error: HttpError, context: ErrorContext): FwResponse {
+/** The headers an answer to `error` carries: its own, a 401's challenge, ERROR_HEADERS last. */
+function errorHeaders(error: HttpError): HeaderMap {
   const challenge =
     error.status === 401 &&
     !Object.keys(error.headers).some((name) => name.toLowerCase() === 'www-authenticate')
   // Names are lowercased in order by the response: ERROR_HEADERS, last, win over any casing. A
   // Content-Length or Transfer-Encoding among the error's headers is dropped by the response,
   // which frames a string body by its own length.
-  const headers = { ...(challenge ? CHALLENGE : {}), ...error.headers, ...ERROR_HEADERS }
+  return { ...(challenge ? CHALLENGE : {}), ...error.headers, ...ERROR_HEADERS }
+}
+
+/**
+ * A custom renderer's answer to `error` with the headers it left out: the ones its status needs
+ * (a 405's Allow, a 401's challenge, a 429's Retry-After: those of the error, when it answers the
+ * error's status) and ERROR_HEADERS. What the renderer set stays.
+ * @example
+ * withErrorHeaders(json({ oops: true }, 405), methodNotAllowed(['GET'])) // with allow: GET
+ */
+export function withErrorHeaders(response: FwResponse, error: HttpError): FwResponse {
+  const wanted = response.status === error.status ? errorHeaders(error) : ERROR_HEADERS
+  const missing: HeaderMap = {}
+  let any = false
+  for (const [name, value] of Object.entries(wanted)) {
+    if (response.header(name) !== undefined) continue
+    missing[name] = value
+    any = true
+  }
+  return any ? response.withHeaders(missing) : response
+}
+
+function renderWith(error: HttpError, context: ErrorContext): FwResponse {
+  const headers = errorHeaders(error)
   const message = error.publicMessage
   const format = pickFormat(context.accept)
   if (format === 'text') {

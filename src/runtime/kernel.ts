@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Registrar } from '../define/registrar.js'
 import type { MiddlewareRef, RouteRecord } from '../shared/route-record.js'
 import { Container } from './container.js'
-import { renderError, settleWithin, toHttpError } from './error-boundary.js'
+import { renderError, settleWithin, toHttpError, withErrorHeaders } from './error-boundary.js'
 import { resolveHandler, toResponse, type Invoke, type Invoker } from './handlers.js'
 import { FwError } from '../shared/errors.js'
 import { HTTP_METHODS } from '../shared/methods.js'
@@ -365,8 +365,10 @@ export class Kernel implements KernelServices {
       )
       // A view answer (an error page template) is rendered as a handler's is; one that fails to
       // render falls back to the default rendering, as any failure of the renderer does.
+      // The headers the status needs (a 405's Allow, a 401's challenge) and ERROR_HEADERS are
+      // added where the renderer left them out.
       if (rendered instanceof FwResponse)
-        return rendered.view ? await this.#render(rendered) : rendered
+        return withErrorHeaders(rendered.view ? await this.#render(rendered) : rendered, error)
       throw notAResponse(
         'The custom error renderer',
         rendered,

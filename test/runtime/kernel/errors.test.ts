@@ -376,6 +376,25 @@ describe('a custom error renderer', () => {
     })
   })
 
+  it('adds the headers its status needs and the error headers it left out, not over its own', async () => {
+    const errorRenderer: ErrorRenderer = (error) =>
+      error.status === 503
+        ? json({ oops: 503 }, 503, { 'retry-after': '5', 'cache-control': 'max-age=1' })
+        : json({ oops: error.status }, error.status)
+    const custom = await bootKernel(routes, { errorRenderer })
+    const notAllowed = await call(custom, { uri: '/items', method: 'PUT' })
+    expect(notAllowed.status).toBe(405)
+    expect(notAllowed.header('allow')).toBe('GET, HEAD, POST')
+    expect(notAllowed.header('cache-control')).toBe('no-store')
+    expect(notAllowed.header('x-content-type-options')).toBe('nosniff')
+    const challenge = await call(custom, '/typed/401')
+    expect(challenge.header('www-authenticate')).toBe('Bearer')
+    expect(challenge.header('x-extra')).toBe('yes')
+    const own = await call(custom, '/unavailable')
+    expect([own.header('retry-after'), own.header('cache-control')]).toEqual(['5', 'max-age=1'])
+    expect(await jsonOf(own)).toEqual({ oops: 503 })
+  })
+
   it('renders an error page answered as a view, and falls back when the view fails', async () => {
     const views = new TemplateViews({
       templates: { 'errors/page': '<h1>{{ code }}: {{ m }}</h1>' },
