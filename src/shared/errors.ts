@@ -44,6 +44,7 @@ export const ERROR_CODES = {
   FW_CACHE_BUSY: 'Another build has held the cache directory for too long',
   FW_URL_UNKNOWN_ROUTE: 'urlFor was given an unknown route name',
   FW_URL_PARAM: 'urlFor was given a missing, unknown or invalid parameter',
+  FW_URL_BASE: 'urlFor was given a base (or APP_URL is) that is no absolute URL',
   FW_SERVE_PORT: 'The port to serve on is already in use',
   FW_SERVE_HOST: 'The host to serve on is not an address or known name of this machine',
   FW_SERVE_WORKER: 'A worker of fw serve --workers stopped while starting',

@@ -117,7 +117,11 @@ export async function emitTypes(table: RouteTable): Promise<string> {
     hasDeclareKeyword: true,
     extends: 'Error',
     properties: [
-      { name: 'code', type: "'FW_URL_UNKNOWN_ROUTE' | 'FW_URL_PARAM'", isReadonly: true },
+      {
+        name: 'code',
+        type: "'FW_URL_UNKNOWN_ROUTE' | 'FW_URL_PARAM' | 'FW_URL_BASE'",
+        isReadonly: true,
+      },
     ],
   })
   file.addVariableStatement({
