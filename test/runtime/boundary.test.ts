@@ -49,7 +49,11 @@ const ALLOWED_PACKAGES = [
 // registration, a 205 sent without its body, views re-read in development; then 86 → 87 KB
 // (86.1 KB): a boot warning for unbound 'Key@method' handlers, the Node.js version named where
 // require() cannot load the cache, the failing request in a custom renderer's scope.
-const BUDGET_BYTES = 87_000
+// The seventh audit (session 16) raised it 87 → 89 KB (87.45 KB then, from 86.1): X-Forwarded-For
+// entries with ports, Hosts no URL can hold, withUri() past a proxy's headers, a custom error
+// renderer's views and missing headers, bounded Accept weighing in the boundary, a failing error
+// stream and a body for a client already gone closed at once.
+const BUDGET_BYTES = 89_000
 
 describe('runtime import boundary', () => {
   it.each(ENTRIES)('%s reaches no compiler, CLI or serve code', (entry) => {
