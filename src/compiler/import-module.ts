@@ -110,8 +110,8 @@ const fileScope: Plugin = {
       // One it cannot read is left to esbuild, whose error says so (FW_ROUTES_READ).
       const source = await readFile(path, 'utf8').catch(() => null)
       if (source === null) return undefined
+      // Read once here: the source goes back to esbuild as it is when nothing is added.
       const { at, text } = scopeDeclaration(path, source)
-      if (text === '') return undefined
       return { contents: source.slice(0, at) + text + source.slice(at), loader: loaderOf(path) }
     })
   },
