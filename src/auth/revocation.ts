@@ -125,8 +125,9 @@ export class RedisRevocationList implements RevocationList {
   }
 
   async close(): Promise<void> {
-    if (this.#redis.status === 'wait' || this.#redis.status === 'end') this.#redis.disconnect()
-    else await this.#redis.quit()
+    if (this.#redis.status !== 'ready') this.#redis.disconnect()
+    // A Redis that stops answering fails QUIT too: the connection is closed all the same.
+    else await this.#redis.quit().catch(() => this.#redis.disconnect())
   }
 }
 
@@ -149,6 +150,9 @@ export async function connectRedisRevocations(
     maxRetriesPerRequest: 1,
     connectTimeout: 1000,
     commandTimeout: 1000,
+    // ...and a connection that stops answering is dropped and made again, or every check would
+    // time out on it for good after Redis is back.
+    socketTimeout: 1000,
     retryStrategy: (times) => Math.min(times * 100, 2000),
   })
   // Commands reject while Redis is away (the middleware answers 503); don't also crash the process.

@@ -167,6 +167,9 @@ function clientOptions(options: RedisStoreOptions): RedisOptions {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     commandTimeout: options.commandTimeoutMs ?? 500,
+    // A connection that stops answering (a half-open link, a host gone without a reset) is
+    // dropped and made again; commandTimeout alone fails each check but keeps the dead socket.
+    socketTimeout: options.commandTimeoutMs ?? 500,
     connectTimeout: options.connectTimeoutMs ?? 1000,
     // Reconnect quickly at first, then every 2 s at most, for as long as the process runs.
     retryStrategy: (times) => Math.min(times * 100, 2000),
