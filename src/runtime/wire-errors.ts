@@ -206,23 +206,34 @@ function failingRead(error: ParserError): { text: string; at: number } {
   return { text, at: Math.min(error.bytesParsed ?? text.length, text.length) }
 }
 
-/** The line of the failing read where the parser stopped, and whether it ends there. */
+// A character of a token (RFC 9110 §5.6.2), such as a method.
+const TOKEN_CHAR = /[!#$%&'*+.^_`|~\dA-Za-z-]/
+
+/**
+ * The line of the failing read where the parser stopped, from the start of the token it stopped
+ * in, and whether it ends there. Not from the start of the line: in a pipelined read the
+ * refused request line may follow the body of the request before it (`{"a":1}BREW / HTTP/1.1`).
+ */
 function lineAt(error: ParserError): { text: string; ended: boolean } {
   const { text, at } = failingRead(error)
-  const start = text.lastIndexOf('\n', at - 1) + 1
+  let start = at
+  while (start > 0 && TOKEN_CHAR.test(text[start - 1]!)) start--
   const end = text.indexOf('\n', start)
   return { text: text.slice(start, end === -1 ? text.length : end), ended: end !== -1 }
 }
 
 /**
  * Whether the header size limit was hit in the request line (414, RFC 9112 §3) rather than in
- * the fields (431). Node reports only the failing read: its parsed part has no line end and no
- * space after the method's (a long header value split over reads has spaces, cookies do), or
- * it starts with a request line that is most of it.
+ * the fields (431). Node reports only the failing read, of which the failing request is what
+ * follows its last empty line (requests pipelined before it end there): its parsed part has no
+ * line end and no space after the method's (a long header value split over reads has spaces,
+ * cookies do), or it starts with a request line that is most of it.
  */
 function inRequestLine(error: ParserError): boolean {
   const { text: read, at } = failingRead(error)
-  const text = read.slice(0, at)
+  const parsed = read.slice(0, at)
+  const blank = parsed.lastIndexOf('\r\n\r\n')
+  const text = blank === -1 ? parsed : parsed.slice(blank + 4)
   const lineEnd = text.indexOf('\n')
   if (lineEnd === -1) return !/[ \t]/.test(text.slice(text.indexOf(' ') + 1))
   return REQUEST_LINE_START.test(text) && lineEnd > text.length / 2
