@@ -68,7 +68,7 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
     answerFailure(error, res, undefined, current(), 'The kernel failed to answer')
   }
   return (req, res) => {
-    const refusal = refusalOf(req)
+    const refusal = refusalOf(req) ?? (expectContinue ? otherExpectation(req) : null)
     if (refusal !== null) return refuse(res, refusal)
     const kernel = current()
     let request: FwRequest
@@ -87,6 +87,15 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
       fail(error, request, res)
     }
   }
+}
+
+/**
+ * 417 for an Expect that is not exactly 100-continue: Node's own check takes any value naming it
+ * (`100-continue-x`, `100-continue, foo`) as 100-continue, and the client would be told to send.
+ */
+function otherExpectation(req: IncomingMessage): typeof EXPECTATION_FAILED | null {
+  const expect = req.headers.expect
+  return expect?.trim().toLowerCase() === '100-continue' ? null : EXPECTATION_FAILED
 }
 
 /**

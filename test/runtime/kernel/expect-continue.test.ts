@@ -36,6 +36,7 @@ function post(
   path: string,
   body: string,
   declaredLength = Buffer.byteLength(body),
+  expectation = '100-continue',
 ): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     let continued = false
@@ -48,7 +49,7 @@ function post(
         path,
         agent: false,
         headers: {
-          expect: '100-continue',
+          expect: expectation,
           'content-type': 'application/json',
           'content-length': declaredLength,
         },
@@ -105,5 +106,22 @@ describe('Expect: 100-continue', () => {
 
   it('keeps serving afterwards', async () => {
     expect((await post('/echo', '{"b":2}')).status).toBe(200)
+  })
+})
+
+describe('an Expect that names 100-continue but is not just that', () => {
+  it('is 417 without the 100, as any other expectation (Node took it for 100-continue)', async () => {
+    for (const expectation of ['100-continue-x', '100-continue, foo', 'foo, 100-continue']) {
+      const outcome = await post('/echo', '{"a":1}', undefined, expectation)
+      expect({ expectation, status: outcome.status, continued: outcome.continued }).toEqual({
+        expectation,
+        status: 417,
+        continued: false,
+      })
+    }
+    expect(await post('/echo', '{"a":1}', undefined, ' 100-Continue ')).toMatchObject({
+      status: 200,
+      continued: true,
+    })
   })
 })
