@@ -15,6 +15,7 @@ import {
   list,
   makeProject,
   REPO_ROOT,
+  TSC,
   runFw,
   runNode,
 } from '../support/project.js'
@@ -112,8 +113,7 @@ describe('the scaffold type-checks', () => {
     mkdirSync(join(dir, 'node_modules'))
     symlinkSync(REPO_ROOT, join(dir, 'node_modules', 'fw'), 'dir')
     symlinkSync(join(REPO_ROOT, 'node_modules', '@types'), join(dir, 'node_modules', '@types'))
-    const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
-    const passes = await runNode([tsc], { cwd: dir })
+    const passes = await runNode([TSC], { cwd: dir })
     expect(passes.stdout + passes.stderr).toBe('')
     expect(passes.code).toBe(0)
     // And it does check routes.ts: an error there fails.
@@ -121,7 +121,7 @@ describe('the scaffold type-checks', () => {
       join(dir, 'routes.ts'),
       `${readFileSync(join(dir, 'routes.ts'), 'utf8')}\nexport const n: number = 'one'\n`,
     )
-    const fails = await runNode([tsc], { cwd: dir })
+    const fails = await runNode([TSC], { cwd: dir })
     expect(fails.code).toBe(2)
     expect(fails.stdout).toMatch(/^routes\.ts\(\d+,\d+\): error TS2322/)
   }, 60_000)

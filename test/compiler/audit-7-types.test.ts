@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   REPO_ROOT,
+  TSC,
   assertBuilt,
   cleanupProjects,
   makeProject,
@@ -19,7 +20,6 @@ import {
   type RunResult,
 } from '../support/project.js'
 
-const TSC = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
 const TSC_FLAGS = [
   '--noEmit',
   '--strict',

@@ -3,10 +3,9 @@
  * and a missing, mistyped or unknown parameter. Checked with the real tsc on files that import the
  * cache the real CLI built.
  */
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
-  REPO_ROOT,
+  TSC,
   assertBuilt,
   cleanupProjects,
   makeProject,
@@ -16,7 +15,6 @@ import {
   type RunResult,
 } from '../support/project.js'
 
-const TSC = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
 const TSC_FLAGS = [
   '--noEmit',
   '--strict',

@@ -12,6 +12,8 @@ import { stripVTControlCharacters } from 'node:util'
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const FW_BIN = join(REPO_ROOT, 'bin', 'fw.js')
 export const BUILT_CLI = join(REPO_ROOT, 'dist', 'cli', 'index.js')
+/** The TypeScript compiler the repo installs, for tests that type-check generated declarations. */
+export const TSC = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
 
 const TIMEOUT_MS = 30_000
 const projects: string[] = []
