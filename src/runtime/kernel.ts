@@ -267,8 +267,8 @@ export class Kernel implements KernelServices {
         : NO_PARAMS
       const result = invoke(request, params)
       return result instanceof Promise
-        ? result.then((value) => this.#finish(value))
-        : this.#finish(result)
+        ? result.then((value) => this.#finish(value, request))
+        : this.#finish(result, request)
     }
     const scopedAnswer = scoped
       ? (request: FwRequest) => scope.run(request, answer, request)
@@ -303,9 +303,14 @@ export class Kernel implements KernelServices {
       : withContext(pipeline, rescue, this.env === 'production')
   }
 
-  #finish(result: unknown): FwResponse | Promise<FwResponse> {
+  #finish(result: unknown, request: FwRequest): FwResponse | Promise<FwResponse> {
     const response = toResponse(result)
-    return response.view ? this.#render(response) : response
+    if (response.view) return this.#render(response)
+    // A streamed body is closed after the response unless it was sent: a middleware may drop it.
+    const body = response.body
+    if (typeof body === 'object' && body !== null && !(body instanceof Uint8Array))
+      request.holdBody(body)
+    return response
   }
 
   #invoker(handler: Parameters<Invoker>[0]): Invoke {

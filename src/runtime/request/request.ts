@@ -4,6 +4,7 @@
  * construction; accessors that need it throw until it is loaded.
  */
 import type { IncomingMessage } from 'node:http'
+import type { Readable } from 'node:stream'
 import type { RequestOptions } from '../types.js'
 import { BodySlot } from './body.js'
 import type { BodyData } from './content.js'
@@ -127,6 +128,20 @@ export class FwRequest {
   async cleanup(): Promise<void> {
     const slots = this.#s.slots.filter((slot) => slot.needsCleanup())
     if (slots.length > 0) await Promise.all(slots.map((slot) => slot.cleanup()))
+  }
+
+  /**
+   * Hands `body`, a handler's streamed answer (a file's open descriptor), to `cleanup()`: a
+   * middleware may still drop it after `next()` (it throws, or answers otherwise), and nothing
+   * else would close it before garbage collection. A body sent and read to the end is left alone.
+   */
+  holdBody(body: Readable): void {
+    this.#s.slots.push({
+      needsCleanup: () => !body.readableEnded && !body.destroyed,
+      cleanup: async () => {
+        if (!body.readableEnded) body.destroy()
+      },
+    })
   }
 
   // --- Method ---------------------------------------------------------------------------------

@@ -38,9 +38,18 @@ export interface RequestState {
   readonly attributes: ReadonlyMap<string, unknown>
   readonly peer: Peer
   readonly body: BodySlot
-  /** Every slot that may own temp files, shared by all instances derived from one request. */
-  readonly slots: BodySlot[]
+  /**
+   * What `cleanup()` looks after, shared by all instances derived from one request: every body
+   * slot that may own temp files, and the streamed bodies the handler answered with.
+   */
+  readonly slots: Cleanup[]
   readonly options: ResolvedOptions
+}
+
+/** Something a request must release once it is answered. */
+export interface Cleanup {
+  needsCleanup(): boolean
+  cleanup(): Promise<void>
 }
 
 // What a POST may become: a method a route can have, but never a safe one (GET, HEAD).
