@@ -108,6 +108,9 @@ const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'te', 'trail
  * Content-Length: a client would decode the plain bytes again, or wait for the encoded length.
  */
 function fromWebResponse(response: Response): FwResponse {
+  // Else the log said only "ReadableStream is locked".
+  if (response.bodyUsed)
+    throw new TypeError('The handler returned a web Response whose body was already read')
   const headers: HeaderMap = {}
   const connection = response.headers.get('connection')
   const dropped = connection === null ? HOP_BY_HOP : [...HOP_BY_HOP, ...tokens(connection)]

@@ -304,6 +304,10 @@ export class Kernel implements KernelServices {
   }
 
   #finish(result: unknown, request: FwRequest): FwResponse | Promise<FwResponse> {
+    // A foreign thenable (a query builder such as Knex's or Drizzle's, a PrismaPromise) is
+    // awaited, as a middleware's is: as JSON it was `{}` or a 500 (circular).
+    if (!(result instanceof FwResponse) && isThenable(result))
+      return Promise.resolve(result).then((value) => this.#finish(value, request))
     const response = toResponse(result)
     if (response.view) return this.#render(response)
     // A streamed body is closed after the response unless it was sent: a middleware may drop it.
@@ -401,6 +405,10 @@ export class Kernel implements KernelServices {
 }
 
 const itself = (response: FwResponse): FwResponse => response
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function'
+}
 
 // A custom error renderer's deadline: long enough for a template or a lookup, short of a
 // client's patience; past it the default JSON error is answered.

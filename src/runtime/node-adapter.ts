@@ -271,8 +271,7 @@ function sendStream(
   if (declared !== undefined && hasContent(response.status))
     holdToLength(body, res, declared, kernel)
   let failed = false
-  // `on`, not `once`: a stream that emits 'error' twice must not crash the process.
-  body.on('error', (error) => {
+  const fail = (error: unknown): void => {
     if (failed) return
     failed = true
     if (res.headersSent || res.destroyed) {
@@ -302,7 +301,17 @@ function sendStream(
       .answerError(error, id === undefined ? request : request.withAttribute('request_id', id))
       .then(answer)
       .catch(() => res.destroy())
-  })
+  }
+  // `on`, not `once`: a stream that emits 'error' twice must not crash the process.
+  body.on('error', fail)
+  // A body destroyed without an error (`destroy()`, an upstream cut off) emits 'close' but no
+  // 'end' or 'error': pipe() never ended the response, and the client waited for ever.
+  const cut = (): void => {
+    if (!body.readableEnded && !res.destroyed)
+      fail(new Error('The streamed body was closed before its end'))
+  }
+  if (body.destroyed) cut()
+  else body.once('close', cut)
   res.once('close', () => {
     if (!body.readableEnded) body.destroy()
   })

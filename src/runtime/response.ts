@@ -112,14 +112,20 @@ export class FwResponse {
     const body = response.body
     const status = response.status
     // A 1xx is an interim answer: the client would wait for a final one that never comes, or
-    // read the next request's answer as this one's (101: as another protocol). 600+ is no status.
-    if (!(status >= 200 && status <= 599)) throw new RangeError(`Invalid response status ${status}`)
+    // read the next request's answer as this one's (101: as another protocol). 600+ is no status,
+    // nor is 204.5 or '204': Node truncates them to a 204, sent with the Content-Length worked out
+    // here for a 200 (as Fastify, a 500 instead).
+    if (!(Number.isInteger(status) && status >= 200 && status <= 599))
+      throw new RangeError(`Invalid response status ${String(status)}`)
     // No Content-Length on a 204 or 304, which send no content (RFC 9110 §8.6). A response with
     // no body (a redirect) says 0: without a length Node would frame it as chunked; with a
     // caller's other length (headers copied from another response) the client would wait for
     // bytes that never come, or take the next answer on the connection for them.
     if (body === null && status !== 204 && status !== 304 && response.#has('content-length'))
       return lengthZero(response.headers)
+    // Nor may a 204 declare one (§8.6: MUST NOT), as `json(data).withStatus(204)` or headers
+    // copied from another response did; a 304's may be the 200's length, which a body's is.
+    if (status === 204 && response.#has('content-length')) return lengthZero(response.headers, null)
     const length =
       (typeof body === 'string' || body instanceof Uint8Array || body === null) &&
       status !== 204 &&
@@ -175,11 +181,17 @@ export class FwResponse {
   }
 }
 
-/** `headers` as a flat list, with `content-length: 0` for whatever length they state. */
-function lengthZero(headers: Readonly<HeaderMap>): (string | string[])[] {
+/**
+ * `headers` as a flat list, with `content-length: 0` for whatever length they state (or none,
+ * when `length` is null).
+ */
+function lengthZero(
+  headers: Readonly<HeaderMap>,
+  length: string | null = '0',
+): (string | string[])[] {
   const list: (string | string[])[] = []
   for (const name in headers) if (name !== 'content-length') list.push(name, headers[name]!)
-  list.push('content-length', '0')
+  if (length !== null) list.push('content-length', length)
   return list
 }
 
@@ -206,7 +218,12 @@ Object.defineProperty(FwResponse.prototype, 'then', {
  * return json({ id: 1 }, 201)
  */
 export function json(data: unknown, status = 200, headers?: HeaderMap): FwResponse {
-  return FwResponse.ofJson(status, JSON.stringify(data) ?? 'null', headers)
+  const body = JSON.stringify(data) as string | undefined
+  // A function (a getter not called) or a symbol has no JSON: `null` would be a 200 hiding the
+  // slip, as for a handler that returns one (handlers.ts).
+  if (body === undefined && (typeof data === 'function' || typeof data === 'symbol'))
+    throw new TypeError(`json() cannot serialize a ${typeof data}`)
+  return FwResponse.ofJson(status, body ?? 'null', headers)
 }
 
 /** Any body with status and headers (text/plain unless a content-type is given). */

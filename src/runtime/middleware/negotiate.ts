@@ -1,10 +1,12 @@
 /**
  * The negotiation middleware (alias `negotiate`, or `negotiate:en,fr` to name the locales the app
  * has): sets `negotiated.type`, `negotiated.charset` and `locale` from Accept, Accept-Charset and
- * Accept-Language, using negotiator. Only the first 32 ranges of each header count.
+ * Accept-Language, using negotiator, and adds those three to the response's Vary. Only the first
+ * 32 ranges of each header count.
  */
 import Negotiator from 'negotiator'
 import { LANGUAGE_TAG } from '../../shared/middleware-aliases.js'
+import type { FwResponse } from '../response.js'
 import type { Middleware } from '../types.js'
 
 export interface NegotiationOptions {
@@ -47,8 +49,27 @@ export function negotiate(options: NegotiationOptions = DEFAULT_NEGOTIATION): Mi
       'negotiated.charset': negotiator.charset(options.charsets) ?? null,
       locale: localeOf(negotiator, options.locales) ?? fallback,
     })
-    return next(derived)
+    const response = next(derived)
+    return response instanceof Promise ? response.then(varied) : varied(response)
   }
+}
+
+// What the attributes are made of. A shared cache (a CDN) that stored one client's answer would
+// give it to the next whatever it accepts: a French page to an English browser. As Django's
+// LocaleMiddleware and Express's res.format do, the response says so in Vary.
+const NEGOTIATED = ['Accept', 'Accept-Charset', 'Accept-Language']
+const VARY = NEGOTIATED.join(', ')
+
+/** `response` with the negotiated headers added to its Vary (a `*` is left as it is). */
+function varied(response: FwResponse): FwResponse {
+  const vary = response.header('vary')
+  if (vary === undefined) return response.withHeader('vary', VARY)
+  const listed = vary.split(',').map((name) => name.trim().toLowerCase())
+  if (listed.includes('*')) return response
+  const missing = NEGOTIATED.filter((name) => !listed.includes(name.toLowerCase()))
+  return missing.length === 0
+    ? response
+    : response.withHeader('vary', [vary, ...missing].join(', '))
 }
 
 // negotiator weighs every range of a header against every value offered: 2,000 language ranges
