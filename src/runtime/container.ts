@@ -49,6 +49,13 @@ export class Container {
     try {
       const value = factory(this)
       this.#instances.set(key, value)
+      // An async factory that fails is run again at the next get, as one that throws is. Kept,
+      // its rejected promise was every later get's answer, and one nobody awaited (a handler
+      // 'Key@method' reads a method of it) ended the process as an unhandled rejection.
+      if (value instanceof Promise)
+        value.catch(() => {
+          if (this.#instances.get(key) === value) this.#instances.delete(key)
+        })
       return value as T
     } finally {
       this.#building.pop()
@@ -57,7 +64,11 @@ export class Container {
 
   /** Adds bound keys to a tag (e.g. middleware for preGlobalTags). */
   tag(tag: string, ...keys: string[]): this {
-    this.#tags.set(tag, [...(this.#tags.get(tag) ?? []), ...keys])
+    // A key is in a tag once: a provider that tags again (at each boot of `fw serve --watch`, with
+    // the container of the kernel options) added its middleware to every request once more.
+    const tagged = this.#tags.get(tag) ?? []
+    for (const key of keys) if (!tagged.includes(key)) tagged.push(key)
+    this.#tags.set(tag, tagged)
     return this
   }
 

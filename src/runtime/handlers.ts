@@ -52,7 +52,11 @@ export function resolveHandler(
       let fn: unknown = target?.[name]
       if (typeof fn !== 'function' && method === undefined) fn = target
       if (typeof fn !== 'function')
-        throw new Error(`Handler "${handler}": "${key}" has no method "${name}"`)
+        throw new Error(
+          target instanceof Promise
+            ? `Handler "${handler}": "${key}" is a promise (an async factory): bind its value in boot()`
+            : `Handler "${handler}": "${key}" has no method "${name}"`,
+        )
       return (fn as (...args: unknown[]) => unknown).call(target, request, ...params)
     }
   }
@@ -65,7 +69,14 @@ export function resolveHandler(
         : new Class()
       instances.set(Class, target)
     }
-    return (target[method] as (...args: unknown[]) => unknown).call(target, request, ...params)
+    const fn = target[method]
+    // An instance bound by the class's name may lack the method the build found on the class:
+    // name both, rather than "Cannot read properties of undefined (reading 'call')".
+    if (typeof fn !== 'function')
+      throw new Error(
+        `Handler [${Class.name}, '${method}']: the instance has no method "${method}"`,
+      )
+    return (fn as (...args: unknown[]) => unknown).call(target, request, ...params)
   }
 }
 

@@ -26,6 +26,7 @@ import {
   type Entry,
   type Failed,
   type Finish,
+  type Render,
   type Rescue,
   type Step,
 } from './pipeline.js'
@@ -228,12 +229,19 @@ export class Kernel implements KernelServices {
     const post = postRefs.map(resolve)
     const rescue = (error: unknown, request: FwRequest): Promise<FwResponse> =>
       this.#rescue(error, request)
+    // A view a middleware answers is rendered as a handler's is (in the scope of the request
+    // that middleware received); one that fails is rescued.
+    const scoped = this.#options.requestScopeEnabled === true
+    const render = (response: FwResponse, request: FwRequest): Promise<FwResponse> =>
+      (scoped ? scope.run(request, () => this.#render(response)) : this.#render(response)).catch(
+        (error: unknown) => rescue(error, request),
+      )
     this.#routes = registrar.routes.map((record) => {
       const final = this.#handlerStep(record, rescue)
       const layers = [...record.middleware.map(resolve), ...post]
-      return compose(layers, final, rescue, { finalRescues: true })
+      return compose(layers, final, rescue, { finalRescues: true, render })
     })
-    this.#entry = this.#routingEntry(pre, rescue)
+    this.#entry = this.#routingEntry(pre, rescue, render)
   }
 
   /** What turns a middleware ref (alias, alias with parameters, or function) into its layer. */
@@ -286,7 +294,7 @@ export class Kernel implements KernelServices {
   }
 
   /** The entry: the global `pre` middleware around routing, the built-ins around them. */
-  #routingEntry(pre: Middleware[], rescue: Rescue): Entry {
+  #routingEntry(pre: Middleware[], rescue: Rescue, render: Render): Entry {
     // Routing fails only by throwing (404, 405, 400); a route's pipeline never rejects, compose
     // guards it. So a try/catch is all the guard dispatch needs: no `.then` per request.
     const dispatch = (request: FwRequest): FwResponse | Promise<FwResponse> => {
@@ -296,7 +304,7 @@ export class Kernel implements KernelServices {
         return rescue(error, request)
       }
     }
-    const pipeline = compose(pre, dispatch, rescue, { finalRescues: true })
+    const pipeline = compose(pre, dispatch, rescue, { finalRescues: true, render })
     // The built-ins (request context, production HTTPS redirect) wrap everything, outermost.
     return this.#options.builtins === false
       ? entryOf(pipeline)

@@ -11,6 +11,8 @@ import type { Middleware, Next } from './types.js'
 
 export type Step = (request: FwRequest) => FwResponse | Promise<FwResponse>
 export type Rescue = (error: unknown, request: FwRequest) => Promise<FwResponse>
+/** Renders a `view()` response a middleware answered with (never rejects: failures are rescued). */
+export type Render = (response: FwResponse, request: FwRequest) => Promise<FwResponse>
 
 /** What gets the response of a request (`request` is the one given to the entry). */
 export type Finish<C, T> = (response: FwResponse, request: FwRequest, context: C) => T
@@ -66,7 +68,7 @@ export function compose(
   layers: readonly Middleware[],
   final: Step,
   rescue: Rescue,
-  { finalRescues = false } = {},
+  { finalRescues = false, render }: { finalRescues?: boolean; render?: Render } = {},
 ): Step {
   // steps[i] runs layer i (steps[layers.length] runs the final step), each guarded. Every step
   // but the first is some layer's `next`, which promises a response; the first (what the caller
@@ -80,7 +82,7 @@ export function compose(
     const layer = layers[i]!
     const next = steps[i + 1] as Next
     const what = layer.name === '' ? 'A middleware' : `Middleware "${layer.name}"`
-    steps[i] = guarded((request) => layer(request, next), rescue, i === 0, what)
+    steps[i] = guarded((request) => layer(request, next), rescue, i === 0, what, true, render)
   }
   return steps[0]!
 }
@@ -111,6 +113,7 @@ export function guarded(
   sync: boolean,
   what = 'A middleware',
   checked = true,
+  render?: Render,
 ): Step {
   return (request) => {
     // Thrown to the middleware that called next(): it has the request to rescue with.
@@ -126,14 +129,30 @@ export function guarded(
         checked
           ? (answered: unknown) =>
               answered instanceof FwResponse
-                ? answered
+                ? rendered(answered, request, render)
                 : rescue(notAResponse(what, answered), request)
           : undefined,
         (error: unknown) => rescue(error, request),
       )
-    if (result instanceof FwResponse) return sync ? result : Promise.resolve(result)
-    return adopt(result, what, request, rescue)
+    if (result instanceof FwResponse) {
+      if (result.view !== null && render !== undefined) return render(result, request)
+      return sync ? result : Promise.resolve(result)
+    }
+    return adopt(result, what, request, rescue, render)
   }
+}
+
+/**
+ * `response`, or its view rendered when it is one: a middleware may answer `view()` (a login
+ * form, a maintenance page), which left the pipeline without a body, an empty page. The
+ * handler's and the error renderer's views are rendered by the kernel.
+ */
+function rendered(
+  response: FwResponse,
+  request: FwRequest,
+  render: Render | undefined,
+): FwResponse | Promise<FwResponse> {
+  return response.view === null || render === undefined ? response : render(response, request)
 }
 
 /** A synchronous answer that is not a response: a foreign thenable is awaited, anything else rescued. */
@@ -142,6 +161,7 @@ function adopt(
   what: string,
   request: FwRequest,
   rescue: Rescue,
+  render: Render | undefined,
 ): Promise<FwResponse> {
   const then = (result as { then?: unknown } | null | undefined)?.then
   if (typeof then !== 'function') return rescue(notAResponse(what, result), request)
@@ -150,6 +170,8 @@ function adopt(
     rescue,
     false,
     what,
+    true,
+    render,
   )(request) as Promise<FwResponse>
 }
 

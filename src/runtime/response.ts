@@ -3,6 +3,7 @@
  * derive new ones with `withHeader`. Bodies are a string, bytes, a readable stream or nothing;
  * views are rendered by the kernel's view engine when the response is sent.
  */
+import { AsyncResource } from 'node:async_hooks'
 import { Readable } from 'node:stream'
 import type { HeaderMap } from './http-error.js'
 import { lowerName } from './request/headers.js'
@@ -312,8 +313,28 @@ export function toBody(value: unknown, where: string): Body {
   if (value === null || typeof value === 'string' || value instanceof Uint8Array) return value
   if (value instanceof Readable) return value
   if (value instanceof ReadableStream) return Readable.fromWeb(value as WebStream)
-  if (isAsyncIterable(value)) return Readable.from(value)
+  if (isAsyncIterable(value)) return Readable.from(inThisContext(value))
   throw new TypeError(`${where} body must be a string, bytes or a stream, not ${describe(value)}`)
+}
+
+/**
+ * `iterable` stepped in the async context it was handed over in (the handler's): a generator runs
+ * as the response is written, outside every layer, where currentRequest() was the request as it
+ * arrived (no route parameters, request id or middleware attributes).
+ */
+function inThisContext(iterable: AsyncIterable<unknown>): AsyncIterable<unknown> {
+  const context = new AsyncResource('fw.body')
+  return {
+    [Symbol.asyncIterator]() {
+      const iterator = iterable[Symbol.asyncIterator]()
+      const { return: end, throw: fail } = iterator
+      return {
+        next: (value?: unknown) => context.runInAsyncScope(iterator.next, iterator, value),
+        ...(end && { return: (value?: unknown) => context.runInAsyncScope(end, iterator, value) }),
+        ...(fail && { throw: (error?: unknown) => context.runInAsyncScope(fail, iterator, error) }),
+      }
+    },
+  }
 }
 
 /** Whether `value` is an async iterable (an async generator, say): a body to stream. */

@@ -53,7 +53,10 @@ const ALLOWED_PACKAGES = [
 // entries with ports, Hosts no URL can hold, withUri() past a proxy's headers, a custom error
 // renderer's views and missing headers, bounded Accept weighing in the boundary, a failing error
 // stream and a body for a client already gone closed at once.
-const BUDGET_BYTES = 89_000
+// The eighth audit (session 17) raised it 89 → 91 KB (89.8 KB then, from 87.5): bodies dropped
+// by a middleware closed, streams destroyed without an error, foreign thenables awaited, Vary on
+// negotiated answers, views answered by middleware rendered, async factories that reject.
+const BUDGET_BYTES = 91_000
 
 describe('runtime import boundary', () => {
   it.each(ENTRIES)('%s reaches no compiler, CLI or serve code', (entry) => {
