@@ -48,7 +48,3 @@ export function compareKeys(a: readonly SegmentKey[], b: readonly SegmentKey[]):
   }
   return a.length - b.length
 }
-
-export function sameKey(a: SegmentKey, b: SegmentKey): boolean {
-  return compareKey(a, b) === 0
-}

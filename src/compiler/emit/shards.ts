@@ -13,7 +13,13 @@ import {
   type TrieNode,
 } from '../trie.js'
 import { BANNER, CodeWriter, emitStaticSwitch, propKey, safeComment } from './code.js'
-import { emitChildren, RegexPool, usesPercentSearch, type WalkContext } from './walk.js'
+import {
+  emitChildren,
+  RegexPool,
+  usesPercentSearch,
+  FUNCTION_MAX,
+  type WalkContext,
+} from './walk.js'
 
 export interface ShardPart {
   statics: Map<string, Variant>
@@ -123,6 +129,8 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
     )
   const signature = shard.kind === 'dynamic' ? '(path, hp)' : '(path, e1, hp)'
   const twin = anyTwin(shard)
+  const functions: string[] = []
+  const named = { count: 0 }
   for (const method of METHOD_KEYS) {
     const part = shard.methods.get(method)
     if (!part) continue
@@ -142,19 +150,39 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
       body.line('const len = path.length')
       if (part.node && usesPercentSearch(part.node))
         body.line("let P = -1 // first '%' in a hit's parameters (-1: none), searched once per hit")
-      emitStaticSwitch(body, part.statics, staticResult)
-      if (part.node) {
-        const ctx: WalkContext = { out: body, regexes, result }
-        if (shard.kind === 'dynamic') {
-          body.line('const j1 = 1')
-          emitChildren(ctx, part.node, 'j1', 1, [])
-        } else {
-          body.block('if (e1 !== len) {', () => {
-            body.line('const j2 = e1 + 1')
-            emitChildren(ctx, part.node!, 'j2', 2, [])
-          })
-          emitEmptyCatchAll(ctx, part.node)
+      const statics = new CodeWriter()
+      emitStatics(statics, part.statics, staticResult, functions, named)
+      const staticText = statics.toString()
+      copyLines(body, staticText)
+      const node = part.node
+      if (node) {
+        const walk = (out: CodeWriter, outline: boolean, split: string[]): CodeWriter => {
+          const ctx: WalkContext = {
+            out,
+            regexes,
+            result,
+            functions: split,
+            named,
+            emitted: new Map(),
+            outline,
+          }
+          if (shard.kind === 'dynamic') {
+            out.line('const j1 = 1')
+            emitChildren(ctx, node, 'j1', 1, [])
+          } else {
+            out.block('if (e1 !== len) {', () => {
+              out.line('const j2 = e1 + 1')
+              emitChildren(ctx, node, 'j2', 2, [])
+            })
+            emitEmptyCatchAll(ctx, node)
+          }
+          return out
         }
+        // In one piece unless that is too large for V8 to optimise (see FUNCTION_MAX).
+        let text = walk(new CodeWriter(), false, []).toString()
+        if (staticText.length + text.length > FUNCTION_MAX)
+          text = walk(new CodeWriter(), true, functions).toString()
+        copyLines(body, text)
       }
       body.line('return null')
     })
@@ -167,7 +195,7 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
   }
   const code = new CodeWriter()
   const exported = METHOD_KEYS.filter((m) => shard.methods.has(m))
-  const text = body.toString()
+  const text = body.toString() + functions.join('\n')
   const helpers = ['EMPTY', 'dec', 'int', 'hex', 'uuid', 'slug', 'sticky'].filter((name) =>
     name === 'EMPTY' ? hits.size > 0 : text.includes(`${name}(`),
   )
@@ -185,6 +213,58 @@ export function emitShard(shard: Shard, options: ShardEmitOptions): string {
     ...(helpers.length > 0 ? [`import { ${helpers.join(', ')} } from './__helpers.mjs'`, ''] : []),
     code.toString(),
   ].join('\n')
+}
+
+/** Writes `text`'s lines into `out` at its current indentation. */
+function copyLines(out: CodeWriter, text: string): void {
+  if (text.trim() === '') return
+  for (const line of text.trimEnd().split('\n')) out.line(line)
+}
+
+// Up to this many static paths, a shard function tests them in one switch; more (thousands of
+// static paths under one first segment) are split by length into functions of up to this many
+// each, so that no function grows past what V8 optimises (~60 KB of bytecode; see walk.ts).
+const STATICS_IN_PLACE_MAX = 500
+
+/** The static paths of a shard part: in place, or a switch on the length calling functions. */
+function emitStatics(
+  out: CodeWriter,
+  statics: Map<string, Variant>,
+  result: (variant: Variant) => string,
+  functions: string[],
+  named: { count: number },
+): void {
+  if (statics.size <= STATICS_IN_PLACE_MAX) {
+    emitStaticSwitch(out, statics, result)
+    return
+  }
+  const byLength = new Map<number, [string, Variant][]>()
+  for (const entry of statics) {
+    const group = byLength.get(entry[0].length)
+    if (group) group.push(entry)
+    else byLength.set(entry[0].length, [entry])
+  }
+  // Whole lengths per function (a length of more paths than the maximum stays one function).
+  const chunks: [string, Variant][][] = [[]]
+  for (const [, group] of [...byLength].sort((a, b) => a[0] - b[0])) {
+    const last = chunks.at(-1)!
+    if (last.length > 0 && last.length + group.length > STATICS_IN_PLACE_MAX) chunks.push([])
+    chunks.at(-1)!.push(...group)
+  }
+  out.block('switch (len) {', () => {
+    for (const chunk of chunks) {
+      const name = `S${named.count++}`
+      const lengths = [...new Set(chunk.map(([path]) => path.length))]
+      const fn = new CodeWriter()
+      fn.block(`function ${name}(path, len) {`, () => {
+        emitStaticSwitch(fn, new Map(chunk), result)
+        fn.line('return null')
+      })
+      functions.push(fn.toString())
+      out.line(`${lengths.map((n) => `case ${n}:`).join(' ')}`)
+      out.line(`  { const r = ${name}(path, len); if (r !== null) return r; break }`)
+    }
+  })
 }
 
 /** Every variant a shard part can return: its static paths and its trie's terminals. */

@@ -98,9 +98,33 @@ export interface WalkContext {
   regexes: RegexPool
   /** The expression of a hit for a variant, given its params' fields (`"id": v3`). */
   result: (variant: Variant, fields: string[]) => string
+  /** Walk functions split off the shard's method functions (see emitChildren), in order. */
+  functions: string[]
+  /** Names taken by split-off functions (W0, W1, ...), shared by a shard's contexts. */
+  named: { count: number }
+  /** The emitted children of large nodes, so that sizing a subtree does not emit it again. */
+  emitted: Map<TrieNode, Attempt>
+  /** Whether large nodes' children go to functions of their own (see OUTLINE_MAX). */
+  outline: boolean
 }
 
-/** Emits the tests of `node`'s children, the next segment starting at variable `j`. */
+// V8 never optimises a function of more than ~60 KB of bytecode (this code makes ~0.6-0.9 bytes
+// of bytecode per character), so one walk of megabytes (a shard of thousands of routes under one
+// first segment: `/api/...`) ran in the interpreter, ~20x slower, whatever the shard layout. A
+// method function whose static paths and walk would pass FUNCTION_MAX characters is written with
+// `outline` on: the tests of a node's children that pass OUTLINE_MAX characters go to functions
+// of their own, each testing a run of them. Smaller ones (the GitHub API's 160 `/repos` routes:
+// 48 K characters, 30 KB of bytecode) stay one function: a call per run would cost them time.
+export const FUNCTION_MAX = 56_000
+const OUTLINE_MAX = 24_000
+// Up to this many nodes, a subtree is always small enough: written at once, without sizing.
+const SMALL_SUBTREE = 16
+
+/**
+ * Emits the tests of `node`'s children, the next segment starting at variable `j`; in place, or
+ * as calls of functions that each test a run of them (see OUTLINE_MAX). The children are tried
+ * in order and each returns a hit or falls through, so consecutive runs keep the precedence.
+ */
 export function emitChildren(
   ctx: WalkContext,
   node: TrieNode,
@@ -108,11 +132,108 @@ export function emitChildren(
   depth: number,
   bindings: Binding[],
 ): void {
-  const statics = node.children.filter((c) => staticValue(c) !== null)
-  const params = node.children.filter(
+  if (!ctx.outline || nodeCount(node) <= SMALL_SUBTREE) {
+    emitChildrenInPlace(ctx, node.children, j, depth, bindings)
+    return
+  }
+  let attempt = ctx.emitted.get(node)
+  if (!attempt) {
+    attempt = tryEmit(ctx, (c) => emitChildList(c, node.children, j, depth, bindings))
+    ctx.emitted.set(node, attempt)
+  }
+  commit(ctx, attempt)
+}
+
+function emitChildList(
+  ctx: WalkContext,
+  children: TrieNode[],
+  j: string,
+  depth: number,
+  bindings: Binding[],
+): void {
+  const sizes = children.map(
+    (child) => tryEmit(ctx, (c) => emitChildrenInPlace(c, [child], j, depth, bindings)).text.length,
+  )
+  if (sizes.reduce((a, b) => a + b, 0) <= OUTLINE_MAX || children.length === 1) {
+    emitChildrenInPlace(ctx, children, j, depth, bindings)
+    return
+  }
+  // Consecutive runs of children, each as large as fits.
+  const runs: TrieNode[][] = [[]]
+  let size = 0
+  children.forEach((child, i) => {
+    if (runs.at(-1)!.length > 0 && size + sizes[i]! > OUTLINE_MAX) {
+      runs.push([])
+      size = 0
+    }
+    runs.at(-1)!.push(child)
+    size += sizes[i]!
+  })
+  const vars = [
+    ...new Set(
+      [j, ...bindings.flatMap((b) => [b.start, b.end, b.int ?? ''])].filter((v) =>
+        /^[a-z]\d+$/.test(v),
+      ),
+    ),
+  ]
+  const args = ['path', 'len', 'hp', ...vars].join(', ')
+  for (const run of runs) {
+    const part = tryEmit(ctx, (c) => emitChildrenInPlace(c, run, j, depth, bindings))
+    const name = `W${ctx.named.count++}`
+    const percent = part.text.includes('(P = ') ? ['  let P = -1'] : []
+    const lines = part.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => (l === '' ? l : `  ${l}`))
+    ctx.functions.push(...part.functions)
+    ctx.functions.push(
+      [`function ${name}(${args}) {`, ...percent, ...lines, '  return null', '}', ''].join('\n'),
+    )
+    ctx.out.line(`{ const r = ${name}(${args}); if (r !== null) return r }`)
+  }
+}
+
+const nodeCounts = new WeakMap<TrieNode, number>()
+
+/** The number of nodes of the subtree under (and including) `node`. */
+function nodeCount(node: TrieNode): number {
+  let count = nodeCounts.get(node)
+  if (count === undefined) {
+    count = node.children.reduce((n, c) => n + nodeCount(c), 1)
+    nodeCounts.set(node, count)
+  }
+  return count
+}
+
+export interface Attempt {
+  text: string
+  functions: string[]
+}
+
+/** What `write` emits, and the functions it split off, without adding them to `ctx` yet. */
+function tryEmit(ctx: WalkContext, write: (c: WalkContext) => void): Attempt {
+  const c: WalkContext = { ...ctx, out: new CodeWriter(), functions: [] }
+  write(c)
+  return { text: c.out.toString(), functions: c.functions }
+}
+
+function commit(ctx: WalkContext, attempt: Attempt): void {
+  for (const line of attempt.text.trimEnd().split('\n')) ctx.out.line(line)
+  ctx.functions.push(...attempt.functions)
+}
+
+function emitChildrenInPlace(
+  ctx: WalkContext,
+  children: TrieNode[],
+  j: string,
+  depth: number,
+  bindings: Binding[],
+): void {
+  const statics = children.filter((c) => staticValue(c) !== null)
+  const params = children.filter(
     (c) => c.segment?.kind === 'param' && c.segment.type !== 'catchall',
   )
-  const catchAlls = node.children.filter(
+  const catchAlls = children.filter(
     (c) => c.segment?.kind === 'param' && c.segment.type === 'catchall',
   )
   emitStaticChildren(ctx, statics, j, depth, bindings)
@@ -151,7 +272,10 @@ function emitStaticChildren(
   const byFirst = new Map<number, TrieNode[]>()
   for (const node of nodes) {
     const code = staticValue(node)!.charCodeAt(0)
-    byFirst.set(code, [...(byFirst.get(code) ?? []), node])
+    // push, not a spread: a copy per node was quadratic in thousands of siblings.
+    const group = byFirst.get(code)
+    if (group) group.push(node)
+    else byFirst.set(code, [node])
   }
   ctx.out.block(`switch (path.charCodeAt(${j})) {`, () => {
     for (const [code, group] of byFirst) {
