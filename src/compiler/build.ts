@@ -108,7 +108,7 @@ export function buildRouter(
         file: `${s.file}.mjs`,
         host: g.host.pattern,
         bucket: s.kind === 'bucket' ? s.bucket : `__${s.kind}`,
-        routes: countRoutes(s),
+        routes: countRoutes(s, g.inlined),
         sha256: sha256(files.get(`${s.file}.mjs`)!),
       })),
     ),
@@ -155,10 +155,25 @@ export { default } from './${generation}/routes.mjs'
 `
 }
 
-function countRoutes(shard: Shard): number {
+/**
+ * The routes a shard serves (the manifest's `routes` of a shard). Its ANY part keeps one route per
+ * path, so routes sharing a path (POST and PUT /echo) are counted from their methods' parts, and
+ * the static paths of its bucket matched in index.mjs from there: without these, a shard of
+ * POST, PUT, PATCH and DELETE /echo counted 1 route.
+ */
+function countRoutes(shard: Shard, inlined: PlannedGroup['inlined']): number {
   const ids = new Set<number>()
   for (const part of shard.methods.values())
     for (const v of partVariants(part)) ids.add(v.route.record.id)
+  for (const statics of inlined.values()) {
+    for (const [path, v] of statics) {
+      const bucket = path === '/' ? null : path.slice(1).split('/')[0]!
+      if (
+        shard.kind === 'root' ? bucket === null : shard.kind === 'bucket' && bucket === shard.bucket
+      )
+        ids.add(v.route.record.id)
+    }
+  }
   return ids.size
 }
 
