@@ -7,12 +7,21 @@ import { copyDeep, emptyParams, FORBIDDEN_KEYS, isRecord, ownValue, type Params 
 /** The value at a dotted `path`, or `found: false`. */
 export function lookup(root: unknown, path: string): { found: boolean; value: unknown } {
   let node = root
-  for (const segment of path.split('.')) {
+  for (const segment of segmentsOf(root, path)) {
     const step = ownValue(node, segment)
     if (!step.found) return step
     node = step.value
   }
   return { found: true, value: node }
+}
+
+/**
+ * The segments of `path` in `root`: the key itself when `root` has it (a query or form key may
+ * hold dots, `utm.source` or a field named `user.name`, which `query()`/`input()` list but a
+ * dotted lookup never reached), else its dotted parts. As cookie() and Laravel's Arr::get read it.
+ */
+function segmentsOf(root: unknown, path: string): string[] {
+  return path.includes('.') && ownValue(root, path).found ? [path] : path.split('.')
 }
 
 /** The value at `path`, or `fallback` when absent. */
@@ -61,7 +70,7 @@ export function pick(root: Params, paths: readonly string[]): Params {
   const result = emptyParams()
   for (const path of paths) {
     const { found, value } = lookup(root, path)
-    if (found) setPath(result, path.split('.'), copyDeep(value))
+    if (found) setPath(result, segmentsOf(root, path), copyDeep(value))
   }
   return result
 }
@@ -74,7 +83,7 @@ export function pick(root: Params, paths: readonly string[]): Params {
 export function omit(root: Params, paths: readonly string[]): Params {
   const result = asParamMap(copyDeep(root))
   const lists = new Set<unknown[]>()
-  for (const path of paths) removePath(result, path.split('.'), lists)
+  for (const path of paths) removePath(result, segmentsOf(result, path), lists)
   // List items are only marked while paths are removed: each index names an item of the input,
   // not of a list that an earlier removal had already shifted (`items.0`, `items.1`).
   for (const list of lists) compact(list)

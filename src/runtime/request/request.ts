@@ -368,7 +368,8 @@ export class FwRequest {
     const url = uri.isAbsoluteForm(target) ? new URL(target) : null
     const { path, query } = uri.splitTarget(target)
     const params = parseParams(query, this.#s.options.limits)
-    const keepHost = preserveHost && this.hasHeader('host')
+    // PSR-7: a missing or empty Host is updated from the URI even when preserving it.
+    const keepHost = preserveHost && this.getHeaderLine('host') !== ''
     return this.#with({
       target: query === '' ? path : `${path}?${query}`,
       query: () => params,
