@@ -5,7 +5,7 @@
  * (paths, names, middleware, group ones first), and the claims of the tokens the example issues.
  * One `fw serve --routes routes.example.ts` serves the whole file.
  */
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -18,7 +18,14 @@ import {
   runFw,
   runScript,
 } from '../support/project.js'
-import { clientOf, serveApp, type Answer, type ServedApp } from '../support/server.js'
+import {
+  bearer,
+  claimsOf,
+  clientOf,
+  freshClient,
+  serveApp,
+  type ServedApp,
+} from '../support/server.js'
 
 const SECRET = 'audit-8-sweep-secret-of-at-least-32-bytes'
 const PASSWORD = 'correct horse battery staple'
@@ -27,24 +34,7 @@ let app: ServedApp
 let dir: string
 let cache: string
 
-const { send, get } = clientOf(() => app)
-
-/** A client address of its own (X-Forwarded-For from loopback is trusted), fresh per run. */
-const client = (): Record<string, string> => ({
-  'x-forwarded-for': `10.${[1, 2, 3].map(() => 1 + (randomBytes(1)[0]! % 250)).join('.')}`,
-})
-const postJson = (
-  path: string,
-  data: unknown,
-  headers: Record<string, string> = {},
-): Promise<Answer> =>
-  send('POST', path, {
-    headers: { 'content-type': 'application/json', ...client(), ...headers },
-    body: JSON.stringify(data),
-  })
-const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` })
-const claimsOf = (token: string): Record<string, unknown> =>
-  JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString())
+const { send, get, postJson } = clientOf(() => app)
 
 interface Manifest {
   formatVersion: number

@@ -9,7 +9,15 @@ import { createHmac, randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assertBuilt, cleanupProjects, makeProject, REPO_ROOT, runFw } from '../support/project.js'
-import { clientOf, serveApp, type Answer, type ServedApp } from '../support/server.js'
+import {
+  bearer,
+  claimsOf,
+  clientOf,
+  freshClient,
+  serveApp,
+  type Answer,
+  type ServedApp,
+} from '../support/server.js'
 
 const SECRET = 'conformance-5-secret-of-at-least-32-bytes'
 // The first key signs, every key verifies (DESIGN: "one signing key, several verification keys").
@@ -19,24 +27,8 @@ const PASSWORD = 'correct horse battery staple'
 
 let app: ServedApp
 
-const { send, get } = clientOf(() => app)
+const { send, get, postJson } = clientOf(() => app)
 
-/** A client address of its own (X-Forwarded-For from loopback is trusted), fresh per run. */
-const client = (): Record<string, string> => ({
-  'x-forwarded-for': `10.${[1, 2, 3].map(() => 1 + (randomBytes(1)[0]! % 250)).join('.')}`,
-})
-const postJson = (
-  path: string,
-  data: unknown,
-  headers: Record<string, string> = {},
-): Promise<Answer> =>
-  send('POST', path, {
-    headers: { 'content-type': 'application/json', ...client(), ...headers },
-    body: JSON.stringify(data),
-  })
-const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` })
-const claimsOf = (token: string): Record<string, unknown> =>
-  JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString())
 const now = (): number => Math.floor(Date.now() / 1000)
 
 /** An HS256 JWT signed with the app's secret: the claims given, a fresh jti unless given. */
@@ -298,7 +290,7 @@ describe('conformance-5: authentication', () => {
 
 describe('conformance-5: throttle', () => {
   it('sends the rate-limit headers on /api/v1 successes and none on /api/v2', async () => {
-    const who = client()
+    const who = freshClient()
     const before = now()
     const answer = await get('/api/v1/users/1', who)
     expect(answer.status).toBe(200)
@@ -317,7 +309,7 @@ describe('conformance-5: throttle', () => {
   })
 
   it('answers the 6th login in 300 s with 429, a reset 300 s away and the error headers', async () => {
-    const who = client()
+    const who = freshClient()
     const wrong = { email: 'bob@example.com', password: 'wrong' }
     for (let i = 0; i < 5; i += 1)
       expect((await postJson('/auth/login', wrong, who)).status).toBe(401)

@@ -1,5 +1,6 @@
 /** Starts the real `fw serve` on a free port for end-to-end tests, and stops it. */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { request as httpRequest } from 'node:http'
 import { stripVTControlCharacters } from 'node:util'
 import { FW_BIN, REPO_ROOT } from './project.js'
@@ -103,11 +104,35 @@ export function clientOf(current: () => { port: number }): {
     options?: { headers?: Record<string, string>; body?: string | Buffer },
   ) => Promise<Answer>
   get: (path: string, headers?: Record<string, string>) => Promise<Answer>
+  /** POSTs `data` as JSON from a client address of its own (see `freshClient`). */
+  postJson: (path: string, data: unknown, headers?: Record<string, string>) => Promise<Answer>
 } {
   const send = (
     method: string,
     path: string,
     options: { headers?: Record<string, string>; body?: string | Buffer } = {},
   ): Promise<Answer> => sendTo(current().port, method, path, options)
-  return { send, get: (path, headers = {}) => send('GET', path, { headers }) }
+  const postJson = (path: string, data: unknown, headers: Record<string, string> = {}) =>
+    send('POST', path, {
+      headers: { 'content-type': 'application/json', ...freshClient(), ...headers },
+      body: JSON.stringify(data),
+    })
+  return { send, get: (path, headers = {}) => send('GET', path, { headers }), postJson }
 }
+
+/**
+ * A client address of its own (X-Forwarded-For from loopback is trusted), fresh per call: the
+ * login routes' throttle counts each test's requests apart.
+ */
+export function freshClient(): Record<string, string> {
+  const octet = (): number => 1 + (randomBytes(1)[0]! % 250)
+  return { 'x-forwarded-for': `10.${octet()}.${octet()}.${octet()}` }
+}
+
+export const bearer = (token: string): Record<string, string> => ({
+  authorization: `Bearer ${token}`,
+})
+
+/** The claims of a JWT, unverified. */
+export const claimsOf = (token: string): Record<string, unknown> =>
+  JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
