@@ -64,15 +64,16 @@ export class CodeWriter {
 const INLINE_COMPARE_MAX = 32
 
 /**
- * A test that `path` holds `literal` at index expression `at` (which may be `j + 1`).
+ * A test that `path` holds `literal` at index expression `at` (which may be `j + 1`), but for
+ * its first `skip` characters, already tested (by a switch on them).
  * @example
  * hasLiteral('ab', 'j2') // '/* ab *\/ path.charCodeAt(j2) === 97 && path.charCodeAt(j2 + 1) === 98'
  */
-export function hasLiteral(literal: string, at: string, skipFirst = false): string {
+export function hasLiteral(literal: string, at: string, skip = 0): string {
   if (literal.length > INLINE_COMPARE_MAX) return `path.startsWith(${lit(literal)}, ${at})`
   const tests = [...literal]
     .map((c, i) => `path.charCodeAt(${i === 0 ? at : `${at} + ${i}`}) === ${c.charCodeAt(0)}`)
-    .slice(skipFirst ? 1 : 0)
+    .slice(skip)
   return `/* ${safeComment(literal)} */ ${tests.length === 0 ? 'true' : tests.join(' && ')}`
 }
 
