@@ -77,20 +77,37 @@ export async function runProviderHook(
 ): Promise<void> {
   const run = provider[hook]
   if (run === undefined) return
+  // A hook that never settles (a connection that never answers) hung the boot without a word:
+  // past PROVIDER_SLOW_MS the log names it, and the boot keeps waiting.
+  const slow = setTimeout(() => {
+    kernel.log.warn(
+      { provider: index, hook },
+      `serviceProviders[${index}]${nameOf(provider)} has not finished ${hook}() after ${PROVIDER_SLOW_MS / 1000} s: the kernel waits for it`,
+    )
+  }, PROVIDER_SLOW_MS)
+  slow.unref()
   try {
     await run.call(provider, kernel)
   } catch (error) {
     throw providerFailed(index, provider, `${hook}()`, error)
+  } finally {
+    clearTimeout(slow)
   }
 }
 
-function providerFailed(index: number, provider: unknown, where: string, error: unknown): FwError {
+export const PROVIDER_SLOW_MS = 10_000
+
+/** ` (ClassName)` of a provider, or '' for a plain object. */
+function nameOf(provider: unknown): string {
   const named = typeof provider === 'function' ? provider : (provider as object).constructor
-  const name = typeof named?.name === 'string' && named.name !== 'Object' ? ` (${named.name})` : ''
+  return typeof named?.name === 'string' && named.name !== 'Object' ? ` (${named.name})` : ''
+}
+
+function providerFailed(index: number, provider: unknown, where: string, error: unknown): FwError {
   const reason = error instanceof Error ? error.message : String(error)
   return new FwError(
     'FW_SERVE_CONFIG',
-    `serviceProviders[${index}]${name} failed in ${where}: ${reason}`,
+    `serviceProviders[${index}]${nameOf(provider)} failed in ${where}: ${reason}`,
     { cause: error },
   )
 }
