@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { buildRouter } from '../../src/compiler/build.js'
 import { collectRoutes, type Registrar } from '../../src/define/registrar.js'
 import { cleanupTempDirs, compileRoutes, noop } from '../support/compile.js'
-import { ReferenceMatcher } from '../support/reference-matcher.js'
+import { asReferenceResult, ReferenceMatcher } from '../support/reference-matcher.js'
 import { Gen, mulberry32 } from '../support/seeded-random.js'
 
 afterAll(cleanupTempDirs)
@@ -93,8 +93,7 @@ async function expectReferenceAgreement(count: number, seed: number): Promise<vo
   for (const path of paths) {
     for (const method of ['GET', 'POST']) {
       const actual = compiled.match(method, path)
-      const got =
-        'route' in actual ? { route: actual.route.id, params: { ...actual.params } } : actual
+      const got = asReferenceResult(actual)
       expect({ method, path, got }).toEqual({ method, path, got: reference.match(method, path) })
     }
   }

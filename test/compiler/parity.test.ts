@@ -9,7 +9,7 @@ import { analyzeRoutes } from '../../src/compiler/analyze.js'
 import { FwError } from '../../src/shared/errors.js'
 import type { RouteRecord } from '../../src/shared/route-record.js'
 import { cleanupTempDirs, compileRoutes, noop } from '../support/compile.js'
-import { ReferenceMatcher } from '../support/reference-matcher.js'
+import { asReferenceResult, ReferenceMatcher } from '../support/reference-matcher.js'
 import { Gen, mulberry32 } from '../support/seeded-random.js'
 
 const SCALE = Number(process.env.FW_PARITY_SCALE ?? '1')
@@ -203,8 +203,7 @@ describe('compiled matcher vs reference matcher', () => {
       for (const { method, path, host } of lookups(g, records)) {
         const expected = reference.match(method, path, host)
         const actual = compiled.match(method, path, host)
-        const got =
-          'route' in actual ? { route: actual.route.id, params: { ...actual.params } } : actual
+        const got = asReferenceResult(actual)
         if (JSON.stringify(got) !== JSON.stringify(expected)) {
           const table = records.map((x) => `${x.method} ${x.host ?? ''}${x.path}`).join('\n  ')
           expect.fail(

@@ -12,10 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   assertBuilt,
   cleanupProjects,
+  createUsers,
   list,
   makeProject,
-  REPO_ROOT,
-  runFw,
   runScript,
 } from '../support/project.js'
 import {
@@ -59,18 +58,10 @@ beforeAll(async () => {
   dir = makeProject()
   cache = join(dir, 'cache')
   const env = { JWT_SECRET: SECRET, DATABASE_URL: `sqlite:${join(dir, 'app.db')}` }
-  for (const [email, name, roles] of [
-    ['ada@example.com', 'Ada', 'admin'],
-    ['bob@example.com', 'Bob', ''],
-  ] as const) {
-    const args = ['user:create', '--email', email, '--name', name, '--password-stdin']
-    const created = await runFw(roles ? [...args, '--roles', roles] : args, {
-      cwd: REPO_ROOT,
-      env,
-      input: `${PASSWORD}\n`,
-    })
-    expect(created.code, created.stderr).toBe(0)
-  }
+  await createUsers(env, PASSWORD, [
+    { email: 'ada@example.com', name: 'Ada', roles: 'admin' },
+    { email: 'bob@example.com', name: 'Bob' },
+  ])
   app = await serveApp(['--routes', 'routes.example.ts', '--cache', cache], {
     env: { ...env, APP_URL: '' },
   })

@@ -8,7 +8,7 @@
 import { createHmac, randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { assertBuilt, cleanupProjects, makeProject, REPO_ROOT, runFw } from '../support/project.js'
+import { assertBuilt, cleanupProjects, createUsers, makeProject } from '../support/project.js'
 import {
   bearer,
   claimsOf,
@@ -54,18 +54,10 @@ beforeAll(async () => {
   assertBuilt()
   const dir = makeProject()
   const env = { JWT_SECRET: SECRET, DATABASE_URL: `sqlite:${join(dir, 'app.db')}` }
-  for (const [email, name, roles] of [
-    ['ada@example.com', 'Ada', 'admin'],
-    ['bob@example.com', 'Bob', ''],
-  ] as const) {
-    const args = ['user:create', '--email', email, '--name', name, '--password-stdin']
-    const created = await runFw(roles ? [...args, '--roles', roles] : args, {
-      cwd: REPO_ROOT,
-      env,
-      input: `${PASSWORD}\n`,
-    })
-    expect(created.code, created.stderr).toBe(0)
-  }
+  await createUsers(env, PASSWORD, [
+    { email: 'ada@example.com', name: 'Ada', roles: 'admin' },
+    { email: 'bob@example.com', name: 'Bob' },
+  ])
   app = await serveApp(['--routes', 'routes.example.ts', '--cache', join(dir, 'cache')], {
     env: { ...env, APP_URL: '', URL_SIGNING_KEYS: `${SIGNING_KEY},${OLD_KEY}` },
   })

@@ -6,7 +6,7 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TokenService } from '../../src/auth/jwt.js'
-import { assertBuilt, cleanupProjects, makeProject, REPO_ROOT, runFw } from '../support/project.js'
+import { assertBuilt, cleanupProjects, createUsers, makeProject } from '../support/project.js'
 import { serveApp, type ServedApp } from '../support/server.js'
 
 const SECRET = 'e2e-secret-of-at-least-thirty-two-bytes!'
@@ -36,15 +36,7 @@ beforeAll(async () => {
   delete process.env.REDIS_URL
   const dir = makeProject()
   const env = { JWT_SECRET: SECRET, DATABASE_URL: `sqlite:${join(dir, 'app.db')}`, APP_URL: '' }
-  const created = await runFw(
-    ['user:create', '--email', 'ada@example.com', '--name', 'Ada', '--password-stdin'],
-    {
-      cwd: REPO_ROOT,
-      env,
-      input: `${PASSWORD}\n`,
-    },
-  )
-  expect(created.code, created.stderr).toBe(0)
+  await createUsers(env, PASSWORD, [{ email: 'ada@example.com', name: 'Ada' }])
   app = await serveApp(
     ['--routes', 'routes.example.ts', '--cache', join(dir, 'cache'), '--workers', '2'],
     { env },

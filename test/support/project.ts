@@ -79,6 +79,28 @@ export function runFw(args: readonly string[], options: RunOptions): Promise<Run
   return runNode([FW_BIN, ...args], options)
 }
 
+/**
+ * Adds users with the real `fw user:create` (password on stdin) to the store `env` names; throws
+ * with fw's output when one cannot be added.
+ * @example
+ * await createUsers(env, 'correct horse', [{ email: 'ada@example.com', name: 'Ada', roles: 'admin' }])
+ */
+export async function createUsers(
+  env: Record<string, string>,
+  password: string,
+  users: readonly { email: string; name: string; roles?: string }[],
+): Promise<void> {
+  for (const { email, name, roles } of users) {
+    const args = ['user:create', '--email', email, '--name', name, '--password-stdin']
+    const created = await runFw(roles ? [...args, '--roles', roles] : args, {
+      cwd: REPO_ROOT,
+      env,
+      input: `${password}\n`,
+    })
+    if (created.code !== 0) throw new Error(`fw user:create ${email} failed: ${created.stderr}`)
+  }
+}
+
 /** Runs an ES module script with `node --input-type=module -e` (to import generated code). */
 export function runScript(script: string, options: RunOptions): Promise<RunResult> {
   return runNode(['--input-type=module', '-e', script], options)

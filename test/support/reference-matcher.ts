@@ -29,9 +29,19 @@ interface Shape {
   hostKey: number[][] | null
 }
 
+type Params = Record<string, string | number | null>
+
 export type ReferenceResult =
-  | { route: number; params: Record<string, string | number | null> }
-  | { status: number; allow?: string[] }
+  { route: number; params: Params } | { status: number; allow?: string[] }
+
+/** A compiled matcher's answer in the reference's form: the route's id and the params. */
+export function asReferenceResult(
+  actual: { route: { id: number }; params: object } | { status: number; allow?: string[] },
+): ReferenceResult {
+  return 'route' in actual
+    ? { route: actual.route.id, params: { ...actual.params } as Params }
+    : actual
+}
 
 export class ReferenceMatcher {
   readonly #shapes: Shape[] = []
