@@ -135,8 +135,8 @@ export function guarded(
         (error: unknown) => rescue(error, request),
       )
     if (result instanceof FwResponse) {
-      if (result.view !== null && render !== undefined) return render(result, request)
-      return sync ? result : Promise.resolve(result)
+      const answer = rendered(result, request, render)
+      return sync || answer !== result ? answer : Promise.resolve(answer)
     }
     return adopt(result, what, request, rescue, render)
   }

@@ -123,10 +123,10 @@ export class FwResponse {
     // caller's other length (headers copied from another response) the client would wait for
     // bytes that never come, or take the next answer on the connection for them.
     if (body === null && status !== 204 && status !== 304 && response.#has('content-length'))
-      return lengthZero(response.headers)
+      return withLength(response.headers, '0')
     // Nor may a 204 declare one (§8.6: MUST NOT), as `json(data).withStatus(204)` or headers
     // copied from another response did; a 304's may be the 200's length, which a body's is.
-    if (status === 204 && response.#has('content-length')) return lengthZero(response.headers, null)
+    if (status === 204 && response.#has('content-length')) return withLength(response.headers, null)
     const length =
       (typeof body === 'string' || body instanceof Uint8Array || body === null) &&
       status !== 204 &&
@@ -182,14 +182,8 @@ export class FwResponse {
   }
 }
 
-/**
- * `headers` as a flat list, with `content-length: 0` for whatever length they state (or none,
- * when `length` is null).
- */
-function lengthZero(
-  headers: Readonly<HeaderMap>,
-  length: string | null = '0',
-): (string | string[])[] {
+/** `headers` as a flat list, with `length` as their Content-Length (none when null). */
+function withLength(headers: Readonly<HeaderMap>, length: string | null): (string | string[])[] {
   const list: (string | string[])[] = []
   for (const name in headers) if (name !== 'content-length') list.push(name, headers[name]!)
   if (length !== null) list.push('content-length', length)
