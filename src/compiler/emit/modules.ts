@@ -87,8 +87,9 @@ export function emitIndexModule(
   const httpMethods = methods.filter((m): m is HttpMethod => m !== 'ANY')
   emitLoaders(out, groups, urlChecks)
   emitInlinedResults(out, groups)
+  const runs = staticHostRuns(groups)
   for (const group of groups) {
-    if (group.host.pattern !== null)
+    if (group.host.pattern !== null && !runs.has(group))
       out.line(`const ${group.id}HOST = new RegExp(${lit(hostRegex(group.host.segments))})`)
   }
   out.line()
@@ -98,7 +99,7 @@ export function emitIndexModule(
       usesNoneIn = emitGroupMethod(out, group, method, groups.length === 1) || usesNoneIn
     }
   }
-  for (const method of methods) emitMethod(out, groups, method)
+  for (const method of methods) emitMethod(out, groups, method, runs)
   const dispatch = HTTP_METHODS.filter(
     (m) => httpMethods.includes(m) || (m === 'HEAD' && httpMethods.includes('GET')),
   )
@@ -220,6 +221,7 @@ function emitGroupMethod(
     return exclusive && !othersInlined.has(shard.bucket) ? 'own' : 'any-walk'
   }
   let usesNoneIn = false
+  const split: string[] = []
   const buckets = group.shards
     .map((shard, s) => ({ shard, s }))
     .filter(({ shard }) => shard.kind === 'bucket' && shard.methods.has(method))
@@ -239,42 +241,67 @@ function emitGroupMethod(
     if (buckets.length > 0) {
       // No indexOf('/') to find the first segment: a character trie over the bucket names, each
       // name ending where the path ends or has a '/', which is then e1 (a constant per bucket).
-      out.block('buckets: {', () => {
-        emitBucketTree(out, buckets, 1, ({ shard, s }, e1) => {
-          const call = `${shardFn(group, s, method)}(path, ${e1}, hp)`
-          const rule = missRule(shard)
-          if (rule === 'own') return `{ const r = ${call}; return r !== null ? r : settled(path) }`
-          if (rule === 'none')
-            return `{ const r = ${call}; if (r !== null) return r; break buckets }`
-          usesNoneIn = true
-          return `{ const r = ${call}; if (r !== null) return r; if (noneIn(${shardFn(group, s, 'ANY')}, path, ${e1}, hp)) return settled(path); break buckets }`
-        })
-      })
+      const call: BucketCall<(typeof buckets)[number]> = ({ shard, s }, e1, leave) => {
+        const call = `${shardFn(group, s, method)}(path, ${e1}, hp)`
+        const rule = missRule(shard)
+        if (rule === 'own') return `{ const r = ${call}; return r !== null ? r : settled(path) }`
+        if (rule === 'none') return `{ const r = ${call}; if (r !== null) return r; ${leave} }`
+        usesNoneIn = true
+        return `{ const r = ${call}; if (r !== null) return r; if (noneIn(${shardFn(group, s, 'ANY')}, path, ${e1}, hp)) return settled(path); ${leave} }`
+      }
+      const tree = (outline: BucketOutline | null): string => {
+        const w = new CodeWriter()
+        w.block('buckets: {', () => emitBucketTree(w, buckets, 1, call, 'break buckets', outline))
+        return w.toString()
+      }
+      // In one piece unless too large for V8 to optimise: 1,000 first segments made ~220 K
+      // characters (4-10x slower lookups), so the largest cases go to functions of their own.
+      let text = tree(null)
+      if (text.length > BUCKETS_MAX)
+        text = tree({ functions: split, name: () => `${group.id}${method}B${split.length}` })
+      for (const line of text.trimEnd().split('\n')) out.line(line)
     }
     out.line(dynamic !== -1 ? `return ${shardFn(group, dynamic, method)}(path, hp)` : 'return null')
   })
   out.line()
+  for (const fn of split) out.line(fn)
   return usesNoneIn
+}
+
+// The largest bucket trie kept in a group's method function (see FUNCTION_MAX in walk.ts).
+const BUCKETS_MAX = 24_000
+
+/** A bucket's call (see emitBucketTree); `leave` leaves the trie when the shard had no hit. */
+type BucketCall<B> = (bucket: B, e1: number, leave: string) => string
+
+/** Where the split-off parts of a large bucket trie go (top-level functions of index.mjs). */
+interface BucketOutline {
+  functions: string[]
+  name: () => string
 }
 
 /**
  * Dispatch on the first segment as a character trie over the bucket names: a switch on the
  * character at `at` while several names remain, shared prefixes and the rest of a lone name
  * compared inline. A name is matched when the path ends after it or has a '/' there; then
- * `call(bucket, e1)` (e1: where the first segment ends) runs, which returns or leaves the
- * enclosing `buckets:` block. 300 buckets cost a few switches, not 300 literal tests.
+ * `call(bucket, e1, leave)` (e1: where the first segment ends) runs, which returns or leaves the
+ * trie (`leave`). 300 buckets cost a few switches, not 300 literal tests. With `outline`, a
+ * switch whose cases pass BUCKETS_MAX has its largest cases as functions of their own (a miss
+ * there returns null, as falling out of the trie does).
  */
 function emitBucketTree<B extends { shard: Shard }>(
   out: CodeWriter,
   list: readonly B[],
   at: number,
-  call: (bucket: B, e1: number) => string,
+  call: BucketCall<B>,
+  leave: string,
+  outline: BucketOutline | null,
 ): void {
   const name = (b: B): string => b.shard.bucket
   // A name fully compared: it is the segment if the path ends or has a '/' here.
   const done = list.find((b) => name(b).length + 1 === at)
   if (done !== undefined)
-    out.line(`if (len === ${at} || path.charCodeAt(${at}) === 47) ${call(done, at)}`)
+    out.line(`if (len === ${at} || path.charCodeAt(${at}) === 47) ${call(done, at, leave)}`)
   const rest = list.filter((b) => b !== done)
   if (rest.length === 0) return
   // A prefix every name left shares ("res" of res0…res299, or the whole rest of a lone name)
@@ -288,7 +315,7 @@ function emitBucketTree<B extends { shard: Shard }>(
     shared++
   if (shared > 0) {
     out.block(`if (${hasLiteral(first.slice(at - 1, at - 1 + shared), String(at))}) {`, () =>
-      emitBucketTree(out, rest, at + shared, call),
+      emitBucketTree(out, rest, at + shared, call, leave, outline),
     )
     return
   }
@@ -297,25 +324,118 @@ function emitBucketTree<B extends { shard: Shard }>(
     const code = name(b).charCodeAt(at - 1)
     byChar.set(code, [...(byChar.get(code) ?? []), b])
   }
+  const cases = [...byChar].sort((a, b) => a[0] - b[0])
+  const outlined = new Set<number>()
+  if (outline !== null) {
+    const sizes = cases.map(([code, group]) => {
+      const w = new CodeWriter()
+      emitBucketTree(w, group, at + 1, call, leave, null)
+      return { code, size: w.toString().length }
+    })
+    let total = sizes.reduce((n, c) => n + c.size, 0)
+    for (const { code, size } of sizes.sort((a, b) => b.size - a.size)) {
+      if (total <= BUCKETS_MAX) break
+      outlined.add(code)
+      total -= size
+    }
+  }
   out.block(`switch (path.charCodeAt(${at})) {`, () => {
-    for (const [code, group] of [...byChar].sort((a, b) => a[0] - b[0])) {
+    for (const [code, group] of cases) {
       out.line(`case ${code}: // ${safeComment(String.fromCharCode(code))}`)
       out.indent(() => {
-        emitBucketTree(out, group, at + 1, call)
+        if (outlined.has(code)) {
+          const fn = new CodeWriter()
+          const name = outline!.name()
+          // Its slot first, so functions stay in order of their names (nested ones after it).
+          const slot = outline!.functions.push('') - 1
+          fn.block(`function ${name}(path, len, hp) {`, () => {
+            emitBucketTree(fn, group, at + 1, call, 'return null', outline)
+            fn.line('return null')
+          })
+          outline!.functions[slot] = fn.toString()
+          out.line(`{ const r = ${name}(path, len, hp); if (r !== null) return r }`)
+        } else {
+          emitBucketTree(out, group, at + 1, call, leave, outline)
+        }
         out.line('break')
       })
     }
   })
 }
 
+// More consecutive hosts without parameters than this are found by one Map lookup (see below).
+const STATIC_HOSTS_MIN = 5
+
+/**
+ * The groups of runs of more than STATIC_HOSTS_MIN - 1 consecutive hosts without parameters
+ * (`shop1.example.com`, `shop2.example.com`, ...), by run number. Each was a regex tested in
+ * turn, so a lookup tested all of them before the hostless routes (~200 µs for 1,000 hosts, in a
+ * method function too large for V8 to optimise). The hosts of a run are distinct (alike patterns
+ * are one group) and no other group lies between them, so at most one of them matches a Host,
+ * and one Map lookup finds it in the same precedence.
+ */
+function staticHostRuns(groups: readonly PlannedGroup[]): Map<PlannedGroup, number> {
+  const runs = new Map<PlannedGroup, number>()
+  let run: PlannedGroup[] = []
+  let count = 0
+  for (const group of [...groups, null]) {
+    const isStatic =
+      group !== null &&
+      group.host.pattern !== null &&
+      group.host.segments.every((s) => s.kind === 'static')
+    if (isStatic) {
+      run.push(group)
+      continue
+    }
+    if (run.length >= STATIC_HOSTS_MIN) {
+      for (const g of run) runs.set(g, count)
+      count++
+    }
+    run = []
+  }
+  return runs
+}
+
+/** The Host a group without parameters matches (its regex is `^` this `$`, escaped). */
+const staticHost = (group: PlannedGroup): string =>
+  group.host.segments.map((s) => (s as { value: string }).value).join('.')
+
 /** A method across host groups: domain routes first (in precedence order), then hostless ones. */
-function emitMethod(out: CodeWriter, groups: readonly PlannedGroup[], method: MethodKey): void {
+function emitMethod(
+  out: CodeWriter,
+  groups: readonly PlannedGroup[],
+  method: MethodKey,
+  runs: Map<PlannedGroup, number>,
+): void {
   const name = method === 'HEAD' ? 'HEAD_ONLY' : method
+  const withMethod = groups.filter((g) => hasMethod(g, method))
+  const lookups = new Map<number, PlannedGroup[]>()
+  for (const group of withMethod) {
+    const run = runs.get(group)
+    if (run !== undefined) lookups.set(run, [...(lookups.get(run) ?? []), group])
+  }
+  for (const [run, list] of lookups) {
+    const entries = list.map((g) => `[${lit(staticHost(g))}, ${g.id}${method}]`)
+    out.line(`const H${run}${method} = new Map([${entries.join(', ')}])`)
+  }
   out.block(`function ${name}(path, host) {`, () => {
-    for (const group of groups.filter((g) => hasMethod(g, method))) {
+    for (const group of withMethod) {
       if (group.host.pattern === null) {
         out.line(`return ${group.id}${method}(path, undefined)`)
         return
+      }
+      const run = runs.get(group)
+      if (run !== undefined) {
+        if (lookups.get(run)![0] !== group) continue
+        out.line(`// ${lookups.get(run)!.length} hosts without parameters, one lookup`)
+        out.block('{', () => {
+          out.line(`const find = H${run}${method}.get(host)`)
+          out.block('if (find !== undefined) {', () => {
+            out.line('const r = find(path, undefined)')
+            out.line('if (r !== null) return r')
+          })
+        })
+        continue
       }
       out.line(`// host ${safeComment(group.host.pattern)}`)
       out.block('{', () => {

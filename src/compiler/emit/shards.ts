@@ -225,6 +225,8 @@ function copyLines(out: CodeWriter, text: string): void {
 // static paths under one first segment) are split by length into functions of up to this many
 // each, so that no function grows past what V8 optimises (~60 KB of bytecode; see walk.ts).
 const STATICS_IN_PLACE_MAX = 500
+// ... and up to this many characters (the walk's own share is OUTLINE_MAX, see walk.ts).
+const STATICS_IN_PLACE_CHARS = 24_000
 
 /** The static paths of a shard part: in place, or a switch on the length calling functions. */
 function emitStatics(
@@ -234,8 +236,12 @@ function emitStatics(
   functions: string[],
   named: { count: number },
 ): void {
-  if (statics.size <= STATICS_IN_PLACE_MAX) {
-    emitStaticSwitch(out, statics, result)
+  // Bounded in characters too: 500 non-ASCII paths (`/u/caf%C3%A9…`, three characters per
+  // byte) made 42 K, which with the walk passed what V8 optimises.
+  const inPlace = new CodeWriter()
+  if (statics.size <= STATICS_IN_PLACE_MAX) emitStaticSwitch(inPlace, statics, result)
+  if (statics.size <= STATICS_IN_PLACE_MAX && inPlace.toString().length <= STATICS_IN_PLACE_CHARS) {
+    copyLines(out, inPlace.toString())
     return
   }
   const byLength = new Map<number, [string, Variant][]>()
@@ -246,10 +252,20 @@ function emitStatics(
   }
   // Whole lengths per function (a length of more paths than the maximum stays one function).
   const chunks: [string, Variant][][] = [[]]
-  for (const [, group] of [...byLength].sort((a, b) => a[0] - b[0])) {
+  let chars = 0
+  for (const [length, group] of [...byLength].sort((a, b) => a[0] - b[0])) {
     const last = chunks.at(-1)!
-    if (last.length > 0 && last.length + group.length > STATICS_IN_PLACE_MAX) chunks.push([])
+    // ~2 path lengths of characters per path (the test and the comparison), plus the result.
+    const size = group.length * (2 * length + 40)
+    if (
+      last.length > 0 &&
+      (last.length + group.length > STATICS_IN_PLACE_MAX || chars + size > STATICS_IN_PLACE_CHARS)
+    ) {
+      chunks.push([])
+      chars = 0
+    }
     chunks.at(-1)!.push(...group)
+    chars += size
   }
   out.block('switch (len) {', () => {
     for (const chunk of chunks) {
