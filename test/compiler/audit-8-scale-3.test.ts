@@ -13,13 +13,10 @@ import { writeCache } from '../../src/compiler/write-cache.js'
 import { collectRoutes, type Registrar } from '../../src/define/registrar.js'
 import type { RouteRecord } from '../../src/shared/route-record.js'
 import { cleanupTempDirs, noop, tempDir, type CompiledModule } from '../support/compile.js'
-import { asReferenceResult, ReferenceMatcher } from '../support/reference-matcher.js'
+import { expectAgreement, FUNCTION_MAX, functionSizes } from '../support/generated-code.js'
+import { ReferenceMatcher } from '../support/reference-matcher.js'
 
 afterAll(cleanupTempDirs)
-
-// Source characters (see audit-8-scale.test.ts): V8 optimises no function of more than ~60 KB
-// of bytecode, ~0.6-0.9 bytes per character of this code.
-const FUNCTION_MAX = 60_000
 
 /** Builds once, writes the cache and imports it (compileRoutes would build a second time). */
 async function compile(
@@ -33,23 +30,6 @@ async function compile(
     pathToFileURL(join(dir, output.generation, 'index.mjs')).href
   )) as CompiledModule
   return { output, routes, compiled }
-}
-
-/** Each function at the top level or in a shard's bind() (not bind itself), with its size. */
-function functionSizes(code: string): { name: string; size: number }[] {
-  const sizes: { name: string; size: number }[] = []
-  let current: { name: string; size: number; end: string } | null = null
-  for (const line of code.split('\n')) {
-    const open = /^( {0,2})(?:export )?(?:async )?function (\w+)\(/.exec(line)
-    if (!current && open && open[2] !== 'bind')
-      current = { name: open[2]!, size: 0, end: `${open[1]}}` }
-    if (current) current.size += line.length + 1
-    if (current && line === current.end) {
-      sizes.push(current)
-      current = null
-    }
-  }
-  return sizes
 }
 
 function largestFunction(output: BuildOutput): { file: string; name: string; size: number } {
@@ -81,26 +61,6 @@ const VALUES: Record<string, string | number> = {
 function paramsOf(route: RouteRecord): Record<string, string | number> {
   const names = `${route.host ?? ''}${route.path}`.match(/(?<=\{)\w+/g) ?? []
   return Object.fromEntries(names.map((name) => [name, VALUES[name]!]))
-}
-
-function expectParity(
-  routes: RouteRecord[],
-  compiled: CompiledModule,
-  lookups: [method: string, path: string, host?: string][],
-): Record<string, number> {
-  const reference = new ReferenceMatcher(routes)
-  const outcomes: Record<string, number> = {}
-  for (const [method, path, host] of lookups) {
-    const expected = reference.match(method, path, host)
-    const got = asReferenceResult(compiled.match(method, path, host) as never)
-    if (JSON.stringify(got) !== JSON.stringify(expected))
-      expect.fail(
-        `${method} ${host ?? ''} ${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(got)}`,
-      )
-    const key = 'route' in expected ? 'hit' : String(expected.status)
-    outcomes[key] = (outcomes[key] ?? 0) + 1
-  }
-  return outcomes
 }
 
 describe('hundreds of domain groups', () => {
@@ -183,7 +143,7 @@ describe('hundreds of domain groups', () => {
       for (const path of [...paths, '/about', '/nope', '/items/3/'])
         for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'])
           lookups.push([method, path, host])
-    const outcomes = expectParity(routes, compiled, lookups)
+    const outcomes = expectAgreement(new ReferenceMatcher(routes), compiled, lookups)
     expect(outcomes.hit).toBeGreaterThan(250)
     expect(outcomes['404']).toBeGreaterThan(500)
     expect(outcomes['405']).toBeGreaterThan(100)
@@ -272,7 +232,7 @@ describe('many first segments, non-ASCII and percent-encoded literals', () => {
     })
     for (const path of ['/u/%ZZ', '/u/%C3', '/%C3%A9%zz', '/%E6%97', '/u/%F0%9F%98%80', '/%'])
       lookups.push(['GET', path], ['GET', `${path}/x`])
-    const outcomes = expectParity(routes, compiled, lookups)
+    const outcomes = expectAgreement(new ReferenceMatcher(routes), compiled, lookups)
     expect(outcomes.hit).toBeGreaterThan(500)
     expect(outcomes['404']).toBeGreaterThan(500)
     expect(outcomes['405']).toBeGreaterThan(0)
@@ -314,7 +274,7 @@ describe('many first segments, no route starting with a parameter', () => {
       for (const path of [`/${name}`, `/${name}/7`, `/${name}/x`, `/${name}/%41`, `/${name}x`])
         for (const method of ['GET', 'POST', 'PUT']) lookups.push([method, path])
     }
-    const outcomes = expectParity(routes, compiled, lookups)
+    const outcomes = expectAgreement(new ReferenceMatcher(routes), compiled, lookups)
     expect(outcomes.hit).toBeGreaterThan(100)
     expect(outcomes['405']).toBeGreaterThan(100)
     expect(outcomes['404']).toBeGreaterThan(100)

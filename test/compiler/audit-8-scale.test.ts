@@ -11,14 +11,17 @@ import { buildMethodTables } from '../../src/compiler/trie.js'
 import { analyzeRoutes } from '../../src/compiler/analyze.js'
 import { collectRoutes, type Registrar } from '../../src/define/registrar.js'
 import { cleanupTempDirs, compileRoutes, noop } from '../support/compile.js'
-import { asReferenceResult, ReferenceMatcher } from '../support/reference-matcher.js'
+import {
+  expectAgreement,
+  FUNCTION_MAX,
+  functionSizes,
+  nearMiss,
+  type Lookup,
+} from '../support/generated-code.js'
+import { ReferenceMatcher } from '../support/reference-matcher.js'
 import { Gen, mulberry32 } from '../support/seeded-random.js'
 
 afterAll(cleanupTempDirs)
-
-// Source characters; V8's limit is ~60 KB of bytecode, which this code stays well under per
-// character (a generated function of N characters compiles to ~0.6-0.9 N bytes of bytecode).
-const FUNCTION_MAX = 60_000
 
 const WORDS = ['users', 'posts', 'edit', 'show', 'a', 'b', 'comments', 'files']
 
@@ -50,22 +53,6 @@ function register(r: Registrar): void {
   }
 }
 
-/** Each function declared in a shard's bind() (two-space indent), with its size in characters. */
-function functionSizes(code: string): { name: string; size: number }[] {
-  const sizes: { name: string; size: number }[] = []
-  let current: { name: string; size: number } | null = null
-  for (const line of code.split('\n')) {
-    const open = /^ {2}function (\w+)\(/.exec(line)
-    if (open) current = { name: open[1]!, size: 0 }
-    if (current) current.size += line.length + 1
-    if (current && line === '  }') {
-      sizes.push(current)
-      current = null
-    }
-  }
-  return sizes
-}
-
 describe('route tables of thousands of routes under one first segment', () => {
   it('splits every shard function below what V8 optimises (was one function of megabytes)', () => {
     const registrar = collectRoutes(register)
@@ -94,24 +81,14 @@ describe('route tables of thousands of routes under one first segment', () => {
     const paths: string[] = []
     for (let i = 0; i < 300; i++) {
       const route = g.pick(registrar.routes)
-      let path = fill(route.path)
       // Near misses: a changed character, a segment more or less, a trailing slash.
-      const change = g.int(5)
-      if (change === 0) path = path.slice(0, -1)
-      if (change === 1) path += g.pick(['/x', '/', '/1'])
-      if (change === 2 && path.length > 2) {
-        const at = 1 + g.int(path.length - 1)
-        path = path.slice(0, at) + g.pick(['z', '9', '/', '%41']) + path.slice(at + 1)
-      }
-      paths.push(path)
+      paths.push(nearMiss(g, fill(route.path), ['/x', '/', '/1'], ['z', '9', '/', '%41']))
     }
-    for (const path of paths) {
-      for (const method of ['GET', 'POST']) {
-        const actual = compiled.match(method, path)
-        const got = asReferenceResult(actual)
-        expect({ method, path, got }).toEqual({ method, path, got: reference.match(method, path) })
-      }
-    }
+    const lookups = paths.flatMap((path): Lookup[] => [
+      ['GET', path],
+      ['POST', path],
+    ])
+    expectAgreement(reference, compiled, lookups)
   })
 })
 

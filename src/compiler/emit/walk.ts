@@ -294,7 +294,7 @@ function nodeCount(node: TrieNode): number {
   return count
 }
 
-export interface Attempt {
+interface Attempt {
   text: string
   functions: string[]
 }
