@@ -54,6 +54,13 @@ export interface KernelOptions {
    * and the default JSON error answered.
    */
   errorRendererTimeoutMs?: number
+  /**
+   * How long a response may wait on a client that stopped reading it (ms, default 60000; 0:
+   * never): once its bytes have sat in the socket that long with none taken, the connection is
+   * closed (nginx's send_timeout). A client that reads slowly, and a stream that is only quiet
+   * (server-sent events between two events), are not cut.
+   */
+  sendTimeoutMs?: number
   views?: ViewEngine
   request?: RequestOptions
   /** Keys for signed URLs: the first signs, all verify. Default: URL_SIGNING_KEYS, else JWT_SECRET. */

@@ -86,6 +86,8 @@ export class Kernel implements KernelServices {
   /** One instance per controller class, shared by all its routes. */
   readonly #instances = new Map<unknown, Record<string, unknown>>()
   readonly requestOptions: RequestOptions
+  /** See KernelOptions.sendTimeoutMs; the node adapter applies it. */
+  readonly sendTimeoutMs: number
   readonly #options: KernelOptions
   readonly #debug: boolean
   readonly #views: ViewEngine
@@ -114,12 +116,14 @@ export class Kernel implements KernelServices {
       trustProxy: compileTrust(process.env.TRUSTED_PROXIES),
       ...options.request,
     }
+    this.sendTimeoutMs = options.sendTimeoutMs ?? SEND_TIMEOUT_MS
   }
 
   /** Loads the cache, runs the service providers and resolves every route's pipeline. */
   static async boot(options: KernelOptions): Promise<Kernel> {
     checkMatcher(options.matcher)
     checkRendererTimeout(options.errorRendererTimeoutMs)
+    checkSendTimeout(options.sendTimeoutMs)
     const router = await loadRouter(options.routeCache, { register: options.register })
     const kernel = new Kernel(options, router)
     const providers = (options.serviceProviders ?? []).map(toProvider)
@@ -425,6 +429,16 @@ const RENDERER_TIMEOUT_MS = 5000
 function checkRendererTimeout(ms: number | undefined): void {
   if (ms === undefined || (Number.isFinite(ms) && ms > 0 && ms <= 2 ** 31 - 1)) return
   throw new RangeError(`errorRendererTimeoutMs must be a number of milliseconds above 0, not ${ms}`)
+}
+
+// How long a response waits on a client that takes none of its bytes (nginx's send_timeout).
+const SEND_TIMEOUT_MS = 60_000
+
+function checkSendTimeout(ms: number | undefined): void {
+  if (ms === undefined || (Number.isInteger(ms) && ms >= 0 && ms <= 2 ** 31 - 1)) return
+  throw new RangeError(
+    `sendTimeoutMs must be a whole number of milliseconds, 0 (never) or more, not ${ms}`,
+  )
 }
 
 /**

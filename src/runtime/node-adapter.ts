@@ -220,9 +220,32 @@ function send(
   if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
     res.writeHead(response.status, headers)
     res.end(body ?? undefined)
+    // Bytes the socket did not take at once (a large body): the client has to read them.
+    if (!res.writableFinished) closeWhenStalled(res, response, kernel)
     return
   }
   sendStream(res, body, response, headers, request, kernel, rescuing)
+}
+
+/**
+ * Closes the connection of `res` once its client has taken none of the response's bytes for the
+ * kernel's `sendTimeoutMs` (nginx's send_timeout): a client that stops reading (a slow-read
+ * attack) held the connection, the unsent bytes and a file's descriptor for ever. Node restarts a
+ * socket's timeout whenever a write makes progress, so a client that reads slowly is not cut; a
+ * timeout with nothing waiting to be sent is a stream that is only quiet (server-sent events
+ * between two events), and leaves the connection open.
+ */
+function closeWhenStalled(res: ServerResponse, response: FwResponse, kernel: Kernel): void {
+  const ms = kernel.sendTimeoutMs
+  if (ms === 0) return
+  res.setTimeout(ms, () => {
+    if (res.writableLength === 0 || res.destroyed) return
+    kernel.log.warn(
+      { request_id: response.header('x-request-id'), unsent: res.writableLength },
+      `The client took none of the response for ${ms} ms: connection closed`,
+    )
+    res.destroy()
+  })
 }
 
 /**
@@ -267,6 +290,7 @@ function sendStream(
     res.end()
     return
   }
+  closeWhenStalled(res, response, kernel)
   const declared = response.header('content-length')
   if (declared !== undefined && hasContent(response.status))
     holdToLength(body, res, declared, kernel)
