@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { displayPath } from '../define/location.js'
+import { displayPath, locateInStack } from '../define/location.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
 import { CONFIG_FILE_MARKER, CONFIG_VARS_MARKER } from '../shared/config-markers.js'
 import { escapeRegExp } from '../shared/pattern.js'
@@ -44,7 +44,7 @@ const CONFIG_FILES = ['fw.config.ts', 'fw.config.mjs', 'fw.config.js']
 export async function readConfig(cwd = process.cwd()): Promise<FwConfig> {
   const file = CONFIG_FILES.map((name) => resolve(cwd, name)).find((path) => existsSync(path))
   if (!file) return {}
-  const { importModule, locateInStack } = await import('../compiler/import-module.js')
+  const { importModule } = await import('../compiler/import-module.js')
   let module: Record<string, unknown>
   try {
     module = (await importModule(file)).module

@@ -1,6 +1,7 @@
 /** How the CLI talks: coloured one-line results, and user errors as one line plus a hint. */
 import pc from 'picocolors'
-import { FwError, formatLocation } from '../shared/errors.js'
+import { inAppCode, locateInStack } from '../define/location.js'
+import { FwError, formatLocation, type SourceLocation } from '../shared/errors.js'
 import { escapeControls } from '../shared/escape-controls.js'
 import { listenAsFw } from '../shared/process-listeners.js'
 
@@ -82,8 +83,16 @@ export function printStrayErrors(output: Output, debug: boolean): void {
   const events = ['uncaughtException', 'unhandledRejection'] as const
   const listeners = events.map((event) => (error: unknown) => {
     if (process.listenerCount(event) > 1) return
-    if (error instanceof FwError) {
-      printError(output, error, debug)
+    // An error of the app's own code (a timer of the routes file that throws, a promise nobody
+    // awaits) is the user's to mend: where it was thrown, as a user error, not Node's raw stack.
+    // (fw throws only Errors: a thrown string or object is the app's too.)
+    const location = error instanceof FwError ? undefined : locateInStack(error, inAppCode)
+    if (error instanceof FwError || location !== undefined || !(error instanceof Error)) {
+      printError(
+        output,
+        error instanceof FwError ? error : strayError(event, error, location),
+        debug,
+      )
       process.exit(1)
     }
     events.forEach((name, i) => process.off(name, listeners[i]!))
@@ -92,6 +101,23 @@ export function printStrayErrors(output: Output, debug: boolean): void {
     })
   })
   events.forEach((event, i) => listenAsFw(event, listeners[i]!))
+}
+
+/** An error the app threw where nothing caught it, as the user error the CLI prints. */
+function strayError(
+  event: 'uncaughtException' | 'unhandledRejection',
+  error: unknown,
+  location: SourceLocation | undefined,
+): FwError {
+  const what = event === 'uncaughtException' ? 'Uncaught exception' : 'Unhandled promise rejection'
+  const message = error instanceof Error ? error.message : String(error)
+  const stray = new FwError('FW_APP_UNCAUGHT', `${what}: ${message}`, {
+    location,
+    hint: 'A timer, event listener or promise of the app failed where nothing catches it: catch the error there (--debug prints the stack).',
+  })
+  // --debug prints the stack of what the app threw, not of this wrapper.
+  if (error instanceof Error && error.stack !== undefined) stray.stack = error.stack
+  return stray
 }
 
 export function isDebug(argv: readonly string[]): boolean {

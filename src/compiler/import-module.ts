@@ -293,25 +293,6 @@ function packageAndPath(specifier: string): { name: string; specifier: string } 
   return { name, specifier }
 }
 
-/**
- * Where `error` was thrown in the user's code: its first stack frame whose file `accept`s
- * (source maps are on for imported modules, so frames point into the user's source).
- * @example
- * locateInStack(error, (path) => path === configFile)
- */
-export function locateInStack(
-  error: unknown,
-  accept: (path: string) => boolean,
-): SourceLocation | undefined {
-  const stack = error instanceof Error ? (error.stack ?? '') : ''
-  for (const line of stack.split('\n')) {
-    const m = /\(?(?:file:\/\/)?(\/[^\s()]+?):(\d+):(\d+)\)?\s*$/.exec(line.trim())
-    if (m && accept(m[1]!))
-      return { file: displayPath(m[1]!), line: Number(m[2]), column: Number(m[3]) }
-  }
-  return undefined
-}
-
 /** Ends esbuild's service process (a long-running server needs it no more after loading). */
 export function stopBundler(): Promise<void> {
   return stop()

@@ -7,7 +7,8 @@ import { dirname, relative, resolve } from 'node:path'
 import { assertSynchronous, Registrar } from '../define/registrar.js'
 import { displayPath } from '../define/location.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
-import { importModule, locateInStack } from './import-module.js'
+import { locateInStack } from '../define/location.js'
+import { importModule } from './import-module.js'
 
 export interface LoadedRoutes {
   registrar: Registrar

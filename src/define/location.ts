@@ -81,3 +81,34 @@ export function displayPath(file: string): string {
   const rel = relative(process.cwd(), file)
   return rel.startsWith('..') ? file : rel
 }
+
+/**
+ * Where `error` was thrown in the user's code: its first stack frame whose file `accept`s
+ * (source maps are on for imported modules, so frames point into the user's source).
+ * @example
+ * locateInStack(error, (path) => path === configFile)
+ */
+export function locateInStack(
+  error: unknown,
+  accept: (path: string) => boolean,
+): SourceLocation | undefined {
+  const stack = error instanceof Error ? (error.stack ?? '') : ''
+  for (const line of stack.split('\n')) {
+    const m = /\(?(?:file:\/\/)?(\/[^\s()]+?):(\d+):(\d+)\)?\s*$/.exec(line.trim())
+    if (m && accept(m[1]!))
+      return { file: displayPath(m[1]!), line: Number(m[2]), column: Number(m[3]) }
+  }
+  return undefined
+}
+
+// fw's command-line entry (bin/fw.js), beside dist/.
+const OWN_BIN = fileURLToPath(new URL('../../bin/', import.meta.url))
+
+/** Whether `path` (a stack frame's file) is in the app: not in fw itself, a package or Node. */
+export function inAppCode(path: string): boolean {
+  return (
+    !path.startsWith(OWN_DIR) &&
+    !path.startsWith(OWN_BIN) &&
+    !path.includes(`${sep}node_modules${sep}`)
+  )
+}

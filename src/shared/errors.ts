@@ -57,6 +57,7 @@ export const ERROR_CODES = {
   FW_PASSWORD_WEAK: 'The password is too short, too long or too common',
   FW_PASSWORD_MISSING: 'No password was given',
   FW_DATABASE_UNAVAILABLE: 'The database cannot be reached',
+  FW_APP_UNCAUGHT: "The app's code threw, or rejected a promise, where nothing catches it",
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES
