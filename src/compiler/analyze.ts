@@ -125,13 +125,26 @@ function checkHandler(record: RouteRecord): void {
       typeof h[1] === 'string' &&
       typeof (h[0] as { prototype?: Record<string, unknown> }).prototype?.[h[1]] === 'function')
   if (!ok) {
+    const missing = missingMethod(h)
     throw fail(
       'FW_HANDLER_INVALID',
-      `${label(record)}: the handler must be a function, a [Class, 'method'] pair naming an existing method, or a 'Class@method' string`,
+      `${label(record)}: the handler must be a function, a [Class, 'method'] pair naming an existing method, or a 'Class@method' string${missing ? `: ${missing.className} has no method "${missing.method}"` : ''}`,
       record.location,
-      'Check the second argument of the route registration.',
+      missing
+        ? // A class field holding an arrow function exists on instances only: the build, which
+          // does not construct controllers, cannot see it, and it is the usual way to get here.
+          `Check the spelling against ${missing.className}'s methods. An arrow function in a class field (${missing.method} = (req) => …) is not a method: declare ${missing.method}(req) { … } in the class body (fw calls it on the instance, so \`this\` works).`
+        : 'Check the second argument of the route registration.',
     )
   }
+}
+
+/** The class and method name of a [Class, 'method'] pair whose class lacks that method. */
+function missingMethod(h: unknown): { className: string; method: string } | undefined {
+  if (!Array.isArray(h) || h.length !== 2) return undefined
+  const [Class, method] = h as unknown[]
+  if (typeof Class !== 'function' || typeof method !== 'string') return undefined
+  return { className: Class.name || 'the class', method }
 }
 
 function checkNames(routes: AnalyzedRoute[]): void {

@@ -450,6 +450,17 @@ describe('handlers', () => {
     expect(error.message).toContain("[Class, 'method']")
   })
 
+  it('names the missing method of a pair, and says a class field holding an arrow is none', () => {
+    class Arrows {
+      show = (): string => 'instance-only'
+    }
+    const error = rejection((r) => r.get('/a', [Arrows, 'show']), 'FW_HANDLER_INVALID')
+    expect(error.message).toMatch(/'Class@method' string: Arrows has no method "show"$/)
+    expect(error.hint).toContain(
+      'An arrow function in a class field (show = (req) => …) is not a method: declare show(req) { … } in the class body',
+    )
+  })
+
   it.each([
     ['a function', handler],
     ['a [Class, method] pair', [UserController, 'show']],
