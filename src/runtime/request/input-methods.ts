@@ -4,7 +4,7 @@
  * so each throws until `loadBody()` has resolved (requests from `create()` start loaded).
  */
 import type { BodyData } from './content.js'
-import { copyAt, flattenKeys, isFilled, lookup, omit, pick, valueAt } from './input.js'
+import { copyAt, flattenKeys, isFilled, lookup, omit, pick, valueAt, type Fields } from './input.js'
 import type { FileMap } from './multipart.js'
 import { copyDeep, emptyParams, isRecord, type Params } from './params.js'
 import type { UploadedFile } from './uploaded-file.js'
@@ -38,7 +38,10 @@ export abstract class InputMethods {
   /**
    * The parsed body's fields (JSON object, urlencoded or multipart; any method), spec rule 1:
    * the query string stays in `query()`. A dotted key reads nested values. Objects and arrays
-   * come back as copies: changing them leaves the request as it was.
+   * come back as copies: changing them leaves the request as it was. A JSON list body reads by
+   * index (`input('0.name')`) and `input()` is then the list: an array at run time, still typed
+   * `Params` so that `input().name` stays plain for the usual object body (for a typed list,
+   * narrow `json()`, an `unknown`). A JSON scalar has no fields.
    */
   input(): Params
   input(key: string, fallback?: unknown): unknown
@@ -85,9 +88,9 @@ export abstract class InputMethods {
     return pick(fieldsOf(this.bodyData()), flattenKeys(keys))
   }
 
-  /** A copy of `input()` without the given (dotted) keys. */
+  /** A copy of `input()` without the given (dotted) keys; of a JSON list body, a shorter list. */
   except(...keys: Keys): Params {
-    return omit(fieldsOf(this.bodyData()), flattenKeys(keys))
+    return omit(fieldsOf(this.bodyData()), flattenKeys(keys)) as Params
   }
 
   /** Uploaded files by field name (a list for multi-file fields); new lists, the same files. */
@@ -130,8 +133,9 @@ export function mixInputMethods(target: { readonly prototype: object }): void {
  * run this class's constructor too, where V8 now skips it (about a tenth of a microsecond for
  * each of the two or three requests a request makes on its way through the pipeline).
  */
-function fieldsOf(body: BodyData): Params {
-  return asParams(body.value())
+function fieldsOf(body: BodyData): Fields {
+  const value = body.value()
+  return Array.isArray(value) ? value : asParams(value)
 }
 
 /** The parsed body for the caller to keep: handed over once, else a copy (see BodyData.own). */
@@ -139,9 +143,11 @@ function ownValue(body: BodyData): unknown {
   return body.own ? body.own() : copyDeep(body.value())
 }
 
-/** input()'s fields for the caller to keep: the body's own when it is an object. */
+/** input()'s fields for the caller to keep: the body's own when it is an object or a list. */
 function ownFields(body: BodyData): Params {
-  return isRecord(body.value()) ? (ownValue(body) as Params) : emptyParams()
+  const value = body.value()
+  // A list is handed over as the array it is (see input()); only a JSON body parses to one.
+  return isRecord(value) || Array.isArray(value) ? (ownValue(body) as Params) : emptyParams()
 }
 
 function copyList(files: UploadedFile | UploadedFile[]): UploadedFile | UploadedFile[] {

@@ -4,6 +4,12 @@
  */
 import { copyDeep, emptyParams, FORBIDDEN_KEYS, isRecord, ownValue, type Params } from './params.js'
 
+/**
+ * What the body accessors read: a map of fields, or the list a JSON list body is. A list reads by
+ * index like a map with numeric keys (`0.name`), as a PHP array does in Laravel.
+ */
+export type Fields = Params | unknown[]
+
 /** The value at a dotted `path`, or `found: false`. */
 export function lookup(root: unknown, path: string): { found: boolean; value: unknown } {
   let node = root
@@ -65,8 +71,12 @@ export function flattenKeys(keys: readonly (string | readonly string[])[]): stri
   return keys.flatMap((key) => (typeof key === 'string' ? [key] : [...key]))
 }
 
-/** A new map holding copies of the `paths` that exist, nested as in the source. */
-export function pick(root: Params, paths: readonly string[]): Params {
+/**
+ * A new map holding copies of the `paths` that exist, nested as in the source. A list on the way,
+ * the root included, becomes a map keyed by index (`only('1.a')` of `[x, { a: 2 }]` is
+ * `{ 1: { a: 2 } }`), as Laravel's Arr::only keeps PHP's numeric keys.
+ */
+export function pick(root: Fields, paths: readonly string[]): Params {
   const result = emptyParams()
   for (const path of paths) {
     const { found, value } = lookup(root, path)
@@ -78,10 +88,11 @@ export function pick(root: Params, paths: readonly string[]): Params {
 /**
  * A deep copy of `root` without `paths`, copied once: the keys are removed from the copy. The
  * root and the maps on each path come back as parameter maps (null prototype), as they did when
- * those were copied on their own.
+ * those were copied on their own. A list, the root included, stays a list: removed items close
+ * the gap (`except('0')` of `[x, y]` is `[y]`), where PHP's unset would leave keys `1…`.
  */
-export function omit(root: Params, paths: readonly string[]): Params {
-  const result = asParamMap(copyDeep(root))
+export function omit(root: Fields, paths: readonly string[]): Fields {
+  const result = Array.isArray(root) ? copyDeep(root) : asParamMap(copyDeep(root))
   const lists = new Set<unknown[]>()
   for (const path of paths) removePath(result, segmentsOf(result, path), lists)
   // List items are only marked while paths are removed: each index names an item of the input,
@@ -105,8 +116,8 @@ function setPath(root: Params, segments: string[], value: unknown): void {
 
 // `root` is a copy of our own, and so is every container in it (copyDeep copies each one
 // isRecord accepts), so this removes in place.
-function removePath(root: Params, segments: string[], lists: Set<unknown[]>): void {
-  let node: Params | unknown[] = root
+function removePath(root: Fields, segments: string[], lists: Set<unknown[]>): void {
+  let node: Fields = root
   for (const [i, segment] of segments.entries()) {
     const { found, value } = ownValue(node, segment)
     if (!found) return
@@ -117,7 +128,7 @@ function removePath(root: Params, segments: string[], lists: Set<unknown[]>): vo
   }
 }
 
-function removeKey(node: Params | unknown[], key: string, lists: Set<unknown[]>): void {
+function removeKey(node: Fields, key: string, lists: Set<unknown[]>): void {
   if (!Array.isArray(node)) return void delete node[key]
   node[Number(key)] = REMOVED
   lists.add(node)
