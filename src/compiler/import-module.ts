@@ -58,7 +58,6 @@ async function bundle(
       platform: 'node',
       format: 'esm',
       target: 'node20',
-      packages: 'external',
       sourcemap: 'inline',
       sourcesContent: false,
       metafile: true,
@@ -77,7 +76,7 @@ async function bundle(
         __filename: FILE_SCOPE.filename,
         __dirname: FILE_SCOPE.dirname,
       },
-      plugins: [fileScope],
+      plugins: [packagesExternal, fileScope],
       // A CommonJS module's require() of a package or built-in stays a call at run time, which an
       // ES module only has through createRequire (else "Dynamic require of "x" is not supported").
       banner: {
@@ -98,6 +97,40 @@ async function bundle(
     throw compileError(error, file)
   }
 }
+
+// A specifier that is no relative or absolute path: a package, or a built-in (which esbuild
+// resolves as external for platform 'node'). esbuild's filters are Go regexes: no lookahead.
+const PACKAGE_SPECIFIER = /^[^./]/
+const TYPESCRIPT_FILE = /\.(?:[cm]?ts|tsx)$/
+const WINDOWS_PATH = /^[a-z]:[\\/]/i
+
+/**
+ * Packages stay imports, which Node resolves at run time (esbuild's `packages: 'external'`),
+ * except one whose entry is TypeScript: a package of the app's own workspace (npm, pnpm or yarn
+ * workspaces link it into node_modules with `"main": "src/index.ts"`), which Node 20 cannot
+ * import ("Unknown file extension .ts") and Node 22+ refuses to strip under node_modules. That
+ * one is bundled, as the app's own files are.
+ */
+const packagesExternal: Plugin = {
+  name: 'fw-packages-external',
+  setup(build) {
+    build.onResolve({ filter: PACKAGE_SPECIFIER }, async (args) => {
+      if (args.pluginData === RESOLVING || WINDOWS_PATH.test(args.path)) return undefined
+      const found = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: RESOLVING,
+      })
+      // A package esbuild cannot resolve (an optional one not installed) is Node's to resolve, or
+      // to fail on, at run time, as before.
+      const bundled =
+        found.errors.length === 0 && !found.external && TYPESCRIPT_FILE.test(found.path)
+      return bundled ? { path: found.path } : { path: args.path, external: true }
+    })
+  },
+}
+const RESOLVING = Symbol('fw-resolving')
 
 // Each local module's own location, declared in it under these names (esbuild renames them apart
 // in the bundle, and define points import.meta.url and __dirname at them).
