@@ -56,7 +56,9 @@ const ALLOWED_PACKAGES = [
 // The eighth audit (session 17) raised it 89 → 91 KB (89.8 KB then, from 87.5): bodies dropped
 // by a middleware closed, streams destroyed without an error, foreign thenables awaited, Vary on
 // negotiated answers, views answered by middleware rendered, async factories that reject.
-const BUDGET_BYTES = 91_000
+// Session 18 raised it 91 → 92 KB (91.05 KB then, from 89.8): responses whose client stopped
+// reading closed after sendTimeoutMs, JSON list bodies read through input() and withParsedBody().
+const BUDGET_BYTES = 92_000
 
 describe('runtime import boundary', () => {
   it.each(ENTRIES)('%s reaches no compiler, CLI or serve code', (entry) => {

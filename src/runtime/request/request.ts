@@ -401,8 +401,12 @@ export class FwRequest {
    * A copy whose parsed body (what `input()`/`post()` read) is `data`; with null, a copy without
    * one (PSR-7: `getParsedBody()` is then null, and `input()` empty).
    */
-  withParsedBody(data: Params | null): FwRequest {
-    const value = Object.assign(emptyParams(), data === null ? null : copyDeep(data))
+  withParsedBody(data: Params | unknown[] | null): FwRequest {
+    // A list stays one (a JSON list body passed on, a parsed XML list), read by index as input()
+    // reads a JSON list body; it became a map keyed '0', '1'….
+    const value = Array.isArray(data)
+      ? copyDeep(data)
+      : Object.assign(emptyParams(), data === null ? null : copyDeep(data))
     const kind = (base: BodyData): BodyData['kind'] =>
       data === null ? 'none' : base.kind === 'json' ? 'json' : 'form'
     return this.#with({

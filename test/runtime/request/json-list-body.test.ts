@@ -88,6 +88,17 @@ describe('a JSON list body', () => {
   })
 })
 
+describe('withParsedBody() of a list', () => {
+  it('keeps it a list, read by index, and a copy of what was given', async () => {
+    const given = [{ name: 'Ada' }, { name: 'Grace' }]
+    const r = (await jsonBody('{}')).withParsedBody(given)
+    given[0]!.name = 'changed'
+    expect(r.input()).toEqual([{ name: 'Ada' }, { name: 'Grace' }])
+    expect(r.input('1.name')).toBe('Grace')
+    expect(r.getParsedBody()).toEqual([{ name: 'Ada' }, { name: 'Grace' }])
+  })
+})
+
 describe('other bodies are read as before', () => {
   it('a list inside an object: only() keys it by index, except() closes the gaps', async () => {
     const r = await jsonBody('{"items":[{"a":1},{"a":2}]}')
