@@ -105,9 +105,18 @@ export abstract class InputMethods {
     return this.files()
   }
 
+  /**
+   * The file (or list of files) of field `key`. A field named with brackets, `docs[cv]`, is
+   * also found by its dotted path, `file('docs.cv')`, as input() reads nested text fields (and
+   * Laravel's `file()` does); `docs[]` fields are the list `file('docs')`.
+   */
   file(key: string): UploadedFile | UploadedFile[] | null {
     const files = this.bodyData().files
-    return Object.hasOwn(files, key) ? copyList(files[key]!) : null
+    if (Object.hasOwn(files, key)) return copyList(files[key]!)
+    const bracketed = key.includes('.') ? bracketName(key) : null
+    return bracketed !== null && Object.hasOwn(files, bracketed)
+      ? copyList(files[bracketed]!)
+      : null
   }
 }
 
@@ -148,6 +157,13 @@ function ownFields(body: BodyData): Params {
   const value = body.value()
   // A list is handed over as the array it is (see input()); only a JSON body parses to one.
   return isRecord(value) || Array.isArray(value) ? (ownValue(body) as Params) : emptyParams()
+}
+
+/** The form field name of a dotted path: `docs.cv.pdf` → `docs[cv][pdf]` (null for `a..b`). */
+function bracketName(path: string): string | null {
+  const [first, ...rest] = path.split('.')
+  if (first === '' || rest.some((part) => part === '')) return null
+  return `${first}${rest.map((part) => `[${part}]`).join('')}`
 }
 
 function copyList(files: UploadedFile | UploadedFile[]): UploadedFile | UploadedFile[] {

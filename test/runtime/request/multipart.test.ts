@@ -4,6 +4,8 @@
  */
 import { request as httpRequest } from 'node:http'
 import { describe, expect, it } from 'vitest'
+import { FwRequest } from '../../../src/runtime/request/request.js'
+import type { UploadedFile } from '../../../src/runtime/request/uploaded-file.js'
 import {
   BOUNDARY,
   eventually,
@@ -219,5 +221,27 @@ describe('multipart over HTTP', () => {
     expect(await eventually(async () => (await listDir(dir)).length === 1)).toBe(true)
     req.destroy()
     expect(await isEmpty(dir)).toBe(true)
+  })
+})
+
+describe('file() of a field named with brackets', () => {
+  it('finds docs[cv] by its dotted path too, as input() reads nested text fields', async () => {
+    const body = multipart([
+      { name: 'docs[cv]', filename: 'cv.txt', content: 'cv' },
+      { name: 'docs[extra][letter]', filename: 'letter.txt', content: 'letter' },
+    ])
+    const request = FwRequest.create(
+      { method: 'POST', headers: { 'content-type': MULTIPART_TYPE }, body },
+      { uploadDir: await freshDir() },
+    )
+    await request.loadBody()
+    const name = (key: string): string | null | undefined =>
+      (request.file(key) as UploadedFile | null)?.getClientFilename()
+    expect(name('docs.cv')).toBe('cv.txt')
+    expect(name('docs[cv]')).toBe('cv.txt')
+    expect(name('docs.extra.letter')).toBe('letter.txt')
+    expect(request.file('docs.missing')).toBeNull()
+    expect(request.file('docs..cv')).toBeNull()
+    await request.cleanup()
   })
 })
