@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+
 /**
  * A small dependency-injection container: named bindings (values or lazily built singletons) and
  * tags. Service providers register into it; the kernel resolves tagged middleware and
@@ -18,6 +20,9 @@ export class Container {
   readonly #tags = new Map<string, string[]>()
   /** The singletons being built now, outermost first: one that needs itself is a cycle. */
   readonly #building: string[] = []
+  /** Async factories not settled yet, and the keys whose factories led to the current code. */
+  readonly #pending = new Set<string>()
+  readonly #chain = new AsyncLocalStorage<readonly string[]>()
 
   /** Binds a ready value. */
   set(key: string, value: unknown): this {
@@ -37,6 +42,13 @@ export class Container {
   }
 
   get<T = unknown>(key: string): T {
+    // Async singletons that await each other (a needs b, b needs a) each got the other's pending
+    // promise and waited for ever: the boot, or every request, hung without a word. The chain of
+    // factories that led here is known across awaits; only a factory still pending counts (one
+    // that has settled, read again from a timer it started, is no cycle).
+    const chain = this.#pending.size === 0 ? undefined : this.#chain.getStore()
+    if (chain?.includes(key) && this.#pending.has(key))
+      throw new Error(`Circular dependency in the container: ${[...chain, key].join(' -> ')}`)
     if (this.#instances.has(key)) return this.#instances.get(key) as T
     const factory = this.#factories.get(key)
     if (!factory) throw new Error(`Nothing is bound to "${key}" in the container`)
@@ -47,15 +59,21 @@ export class Container {
       )
     this.#building.push(key)
     try {
-      const value = factory(this)
+      const value = this.#chain.run([...(this.#chain.getStore() ?? []), key], factory, this)
       this.#instances.set(key, value)
       // An async factory that fails is run again at the next get, as one that throws is. Kept,
       // its rejected promise was every later get's answer, and one nobody awaited (a handler
       // 'Key@method' reads a method of it) ended the process as an unhandled rejection.
-      if (value instanceof Promise)
-        value.catch(() => {
-          if (this.#instances.get(key) === value) this.#instances.delete(key)
-        })
+      if (value instanceof Promise) {
+        this.#pending.add(key)
+        value.then(
+          () => this.#pending.delete(key),
+          () => {
+            this.#pending.delete(key)
+            if (this.#instances.get(key) === value) this.#instances.delete(key)
+          },
+        )
+      }
       return value as T
     } finally {
       this.#building.pop()

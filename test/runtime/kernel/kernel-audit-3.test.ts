@@ -133,4 +133,33 @@ describe('the container', () => {
     container.set('c', 1)
     expect(container.get('c')).toBe(1)
   })
+
+  it('names the cycle of async singletons that await each other, which hung the boot', async () => {
+    const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+    const container = new Container()
+      .singleton('a', async (c) => {
+        await tick()
+        return { b: await c.get('b') }
+      })
+      .singleton('b', async (c) => {
+        await tick()
+        return { a: await c.get('a') }
+      })
+    const provider = { boot: async () => void (await container.get('a')) }
+    await expect(
+      bootKernel((r) => r.get('/', () => 'ok'), { container, serviceProviders: [provider] }),
+    ).rejects.toThrow('Circular dependency in the container: a -> b -> a')
+  })
+
+  it('lets a settled async singleton be read from a timer its factory started', async () => {
+    let later: Promise<unknown> | undefined
+    const container = new Container().singleton('db', async (c) => {
+      await new Promise((resolve) => setImmediate(resolve))
+      setTimeout(() => (later = c.get('db')), 5)
+      return { connected: true }
+    })
+    const db = await container.get('db')
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    expect(await later).toBe(db)
+  })
 })
