@@ -1,5 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
-
 /**
  * A small dependency-injection container: named bindings (values or lazily built singletons) and
  * tags. Service providers register into it; the kernel resolves tagged middleware and
@@ -8,6 +6,17 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 
 export type Factory<T = unknown> = (container: Container) => T
 
+/** What a container and the views its factories get share. */
+interface Bindings {
+  factories: Map<string, Factory>
+  instances: Map<string, unknown>
+  tags: Map<string, string[]>
+  /** The singletons being built now, outermost first: one that needs itself is a cycle. */
+  building: string[]
+  /** The singletons whose async factories have not settled yet. */
+  pending: Set<string>
+}
+
 /**
  * @example
  * container.singleton('mailer', () => new Mailer())
@@ -15,68 +24,68 @@ export type Factory<T = unknown> = (container: Container) => T
  * container.get<Mailer>('mailer')
  */
 export class Container {
-  readonly #factories = new Map<string, Factory>()
-  readonly #instances = new Map<string, unknown>()
-  readonly #tags = new Map<string, string[]>()
-  /** The singletons being built now, outermost first: one that needs itself is a cycle. */
-  readonly #building: string[] = []
-  /** Async factories not settled yet, and the keys whose factories led to the current code. */
-  readonly #pending = new Set<string>()
-  readonly #chain = new AsyncLocalStorage<readonly string[]>()
+  #b: Bindings = {
+    factories: new Map(),
+    instances: new Map(),
+    tags: new Map(),
+    building: [],
+    pending: new Set(),
+  }
+  /**
+   * For the view a factory is given (its `container` argument): the singletons whose factories led
+   * to it, outermost first. It outlives the factory's first await, where `building` does not.
+   */
+  #chain: readonly string[] = []
 
   /** Binds a ready value. */
   set(key: string, value: unknown): this {
-    this.#instances.set(key, value)
+    this.#b.instances.set(key, value)
     return this
   }
 
   /** Binds a factory run once, on first `get`. */
   singleton(key: string, factory: Factory): this {
-    this.#instances.delete(key)
-    this.#factories.set(key, factory)
+    this.#b.instances.delete(key)
+    this.#b.factories.set(key, factory)
     return this
   }
 
   has(key: string): boolean {
-    return this.#instances.has(key) || this.#factories.has(key)
+    return this.#b.instances.has(key) || this.#b.factories.has(key)
   }
 
   get<T = unknown>(key: string): T {
-    // Async singletons that await each other (a needs b, b needs a) each got the other's pending
-    // promise and waited for ever: the boot, or every request, hung without a word. The chain of
-    // factories that led here is known across awaits; only a factory still pending counts (one
-    // that has settled, read again from a timer it started, is no cycle).
-    const chain = this.#pending.size === 0 ? undefined : this.#chain.getStore()
-    if (chain?.includes(key) && this.#pending.has(key))
-      throw new Error(`Circular dependency in the container: ${[...chain, key].join(' -> ')}`)
-    if (this.#instances.has(key)) return this.#instances.get(key) as T
-    const factory = this.#factories.get(key)
+    const b = this.#b
+    // Async singletons that await each other through their `container` argument (a needs b, b
+    // needs a) each got the other's pending promise and waited for ever: the boot, or every
+    // request, hung without a word. Only a factory still pending counts: a settled singleton
+    // read again, from a timer its factory started, is no cycle.
+    if (this.#chain.includes(key) && b.pending.has(key)) throw circular([...this.#chain, key])
+    if (b.instances.has(key)) return b.instances.get(key) as T
+    const factory = b.factories.get(key)
     if (!factory) throw new Error(`Nothing is bound to "${key}" in the container`)
     // Without this, singletons that need each other overflow the stack.
-    if (this.#building.includes(key))
-      throw new Error(
-        `Circular dependency in the container: ${[...this.#building, key].join(' -> ')}`,
-      )
-    this.#building.push(key)
+    if (b.building.includes(key)) throw circular([...b.building, key])
+    b.building.push(key)
     try {
-      const value = this.#chain.run([...(this.#chain.getStore() ?? []), key], factory, this)
-      this.#instances.set(key, value)
+      const value = factory(this.#viewFor(key))
+      b.instances.set(key, value)
       // An async factory that fails is run again at the next get, as one that throws is. Kept,
       // its rejected promise was every later get's answer, and one nobody awaited (a handler
       // 'Key@method' reads a method of it) ended the process as an unhandled rejection.
       if (value instanceof Promise) {
-        this.#pending.add(key)
+        b.pending.add(key)
         value.then(
-          () => this.#pending.delete(key),
+          () => b.pending.delete(key),
           () => {
-            this.#pending.delete(key)
-            if (this.#instances.get(key) === value) this.#instances.delete(key)
+            b.pending.delete(key)
+            if (b.instances.get(key) === value) b.instances.delete(key)
           },
         )
       }
       return value as T
     } finally {
-      this.#building.pop()
+      b.building.pop()
     }
   }
 
@@ -84,13 +93,25 @@ export class Container {
   tag(tag: string, ...keys: string[]): this {
     // A key is in a tag once: a provider that tags again (at each boot of `fw serve --watch`, with
     // the container of the kernel options) added its middleware to every request once more.
-    const tagged = this.#tags.get(tag) ?? []
+    const tagged = this.#b.tags.get(tag) ?? []
     for (const key of keys) if (!tagged.includes(key)) tagged.push(key)
-    this.#tags.set(tag, tagged)
+    this.#b.tags.set(tag, tagged)
     return this
   }
 
   tagged<T = unknown>(tag: string): T[] {
-    return (this.#tags.get(tag) ?? []).map((key) => this.get<T>(key))
+    return (this.#b.tags.get(tag) ?? []).map((key) => this.get<T>(key))
   }
+
+  /** This container as the factory of `key` is given it: the same bindings, a longer chain. */
+  #viewFor(key: string): Container {
+    const view = new Container()
+    view.#b = this.#b
+    view.#chain = [...this.#chain, key]
+    return view
+  }
+}
+
+function circular(chain: readonly string[]): Error {
+  return new Error(`Circular dependency in the container: ${chain.join(' -> ')}`)
 }
