@@ -82,6 +82,12 @@ export function displayPath(file: string): string {
   return rel.startsWith('..') ? file : rel
 }
 
+// A frame's file, `at fn (/app/x.ts:2:9)` or `at /app/x.ts:2:9` (file:// URL or not): the path
+// starts right after '(' or 'at '. Unanchored, `at listOnTimeout (node:internal/timers:581:17)`
+// read as the file '/timers', which inAppCode took for the app's: a package's error was printed
+// as the app's, at /timers:581:17.
+const STACK_FRAME_FILE = /(?:^at (?:async )?|\()(?:file:\/\/)?(\/[^()]+?):(\d+):(\d+)\)?$/
+
 /**
  * Where `error` was thrown in the user's code: its first stack frame whose file `accept`s
  * (source maps are on for imported modules, so frames point into the user's source).
@@ -94,7 +100,7 @@ export function locateInStack(
 ): SourceLocation | undefined {
   const stack = error instanceof Error ? (error.stack ?? '') : ''
   for (const line of stack.split('\n')) {
-    const m = /\(?(?:file:\/\/)?(\/[^\s()]+?):(\d+):(\d+)\)?\s*$/.exec(line.trim())
+    const m = STACK_FRAME_FILE.exec(line.trim())
     if (m && accept(m[1]!))
       return { file: displayPath(m[1]!), line: Number(m[2]), column: Number(m[3]) }
   }

@@ -59,7 +59,8 @@ export class Container {
     // Async singletons that await each other through their `container` argument (a needs b, b
     // needs a) each got the other's pending promise and waited for ever: the boot, or every
     // request, hung without a word. Only a factory still pending counts: a settled singleton
-    // read again, from a timer its factory started, is no cycle.
+    // read again, from a timer its factory started, is no cycle. (Such a callback that reads the
+    // singleton before its factory settled is taken for one: it should use the root container.)
     if (this.#chain.includes(key) && b.pending.has(key)) throw circular([...this.#chain, key])
     if (b.instances.has(key)) return b.instances.get(key) as T
     const factory = b.factories.get(key)

@@ -246,6 +246,10 @@ function closeWhenStalled(res: ServerResponse, response: FwResponse, kernel: Ker
     )
     res.destroy()
   })
+  // Sent, the response leaves the socket's timeout to Node: kept, it closed the connection, with
+  // no word, under a later response on it (a pipelined request whose handler took longer). This
+  // runs before Node's own 'finish' listener, which then sets the keep-alive timeout.
+  res.prependOnceListener('finish', () => res.socket?.setTimeout(0))
 }
 
 /**
