@@ -437,7 +437,7 @@ const SEND_TIMEOUT_MS = 60_000
 function checkSendTimeout(ms: number | undefined): void {
   if (ms === undefined || (Number.isInteger(ms) && ms >= 0 && ms <= 2 ** 31 - 1)) return
   throw new RangeError(
-    `sendTimeoutMs must be a whole number of milliseconds, 0 (never) or more, not ${ms}`,
+    `sendTimeoutMs must be a whole number of milliseconds, 0 (never) or more, not ${typeof ms === 'string' ? JSON.stringify(ms) : String(ms)}`,
   )
 }
 

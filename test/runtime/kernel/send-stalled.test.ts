@@ -175,5 +175,9 @@ describe('a client that stops reading the response', () => {
       await expect(
         bootKernel((r) => r.get('/', () => create('')), { sendTimeoutMs: bad }),
       ).rejects.toThrow(/sendTimeoutMs must be a whole number of milliseconds/)
+    // A string (from an environment variable) is shown as one.
+    await expect(
+      bootKernel((r) => r.get('/', () => create('')), { sendTimeoutMs: '500' as never }),
+    ).rejects.toThrow('0 (never) or more, not "500"')
   })
 })
