@@ -108,15 +108,19 @@ export abstract class InputMethods {
   /**
    * The file (or list of files) of field `key`. A field named with brackets, `docs[cv]`, is
    * also found by its dotted path, `file('docs.cv')`, as input() reads nested text fields (and
-   * Laravel's `file()` does); `docs[]` fields are the list `file('docs')`.
+   * Laravel's `file()` does); `docs[]` fields are the list `file('docs')`, and `file('docs.0')`
+   * its first file.
    */
   file(key: string): UploadedFile | UploadedFile[] | null {
     const files = this.bodyData().files
     if (Object.hasOwn(files, key)) return copyList(files[key]!)
-    const bracketed = key.includes('.') ? bracketName(key) : null
-    return bracketed !== null && Object.hasOwn(files, bracketed)
-      ? copyList(files[bracketed]!)
-      : null
+    const dot = key.lastIndexOf('.')
+    if (dot === -1) return null
+    const bracketed = bracketName(key)
+    if (bracketed !== null && Object.hasOwn(files, bracketed)) return copyList(files[bracketed]!)
+    const index = key.slice(dot + 1)
+    const list = /^\d+$/.test(index) ? this.file(key.slice(0, dot)) : null
+    return Array.isArray(list) ? (list[Number(index)] ?? null) : null
   }
 }
 

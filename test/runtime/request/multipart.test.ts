@@ -244,4 +244,24 @@ describe('file() of a field named with brackets', () => {
     expect(request.file('docs..cv')).toBeNull()
     await request.cleanup()
   })
+
+  it('gives an item of a list field by its index: file("docs.1")', async () => {
+    const body = multipart([
+      { name: 'docs[]', filename: 'a.txt', content: 'a' },
+      { name: 'docs[]', filename: 'b.txt', content: 'b' },
+      { name: 'photo', filename: 'p.png', content: 'p' },
+    ])
+    const request = FwRequest.create(
+      { method: 'POST', headers: { 'content-type': MULTIPART_TYPE }, body },
+      { uploadDir: await freshDir() },
+    )
+    await request.loadBody()
+    const name = (key: string): string | null | undefined =>
+      (request.file(key) as UploadedFile | null)?.getClientFilename()
+    expect(name('docs.0')).toBe('a.txt')
+    expect(name('docs.1')).toBe('b.txt')
+    expect(request.file('docs.2')).toBeNull()
+    expect(request.file('photo.0')).toBeNull() // one file, not a list
+    await request.cleanup()
+  })
 })
