@@ -10,7 +10,7 @@ import { BodySlot } from './body.js'
 import type { BodyData } from './content.js'
 import { contentSlot, createState, type CreateRequestInit } from './factory.js'
 import * as h from './headers.js'
-import { copyAt, select, valueAt } from './input.js'
+import { copyAt, select, valueAt, type Fields } from './input.js'
 import { mixInputMethods, type InputMethods } from './input-methods.js'
 import type { FileMap } from './multipart.js'
 import { resolveOptions, type TrustFunction } from './options.js'
@@ -401,7 +401,7 @@ export class FwRequest {
    * A copy whose parsed body (what `input()`/`post()` read) is `data`; with null, a copy without
    * one (PSR-7: `getParsedBody()` is then null, and `input()` empty).
    */
-  withParsedBody(data: Params | unknown[] | null): FwRequest {
+  withParsedBody(data: Fields | null): FwRequest {
     // A list stays one (a JSON list body passed on, a parsed XML list), read by index as input()
     // reads a JSON list body; it became a map keyed '0', '1'….
     const value = Array.isArray(data)

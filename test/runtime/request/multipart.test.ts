@@ -225,18 +225,23 @@ describe('multipart over HTTP', () => {
 })
 
 describe('file() of a field named with brackets', () => {
-  it('finds docs[cv] by its dotted path too, as input() reads nested text fields', async () => {
-    const body = multipart([
-      { name: 'docs[cv]', filename: 'cv.txt', content: 'cv' },
-      { name: 'docs[extra][letter]', filename: 'letter.txt', content: 'letter' },
-    ])
+  /** A loaded multipart request of `parts`, and the client file name file(key) finds. */
+  async function uploaded(parts: Parameters<typeof multipart>[0]) {
     const request = FwRequest.create(
-      { method: 'POST', headers: { 'content-type': MULTIPART_TYPE }, body },
+      { method: 'POST', headers: { 'content-type': MULTIPART_TYPE }, body: multipart(parts) },
       { uploadDir: await freshDir() },
     )
     await request.loadBody()
     const name = (key: string): string | null | undefined =>
       (request.file(key) as UploadedFile | null)?.getClientFilename()
+    return { request, name }
+  }
+
+  it('finds docs[cv] by its dotted path too, as input() reads nested text fields', async () => {
+    const { request, name } = await uploaded([
+      { name: 'docs[cv]', filename: 'cv.txt', content: 'cv' },
+      { name: 'docs[extra][letter]', filename: 'letter.txt', content: 'letter' },
+    ])
     expect(name('docs.cv')).toBe('cv.txt')
     expect(name('docs[cv]')).toBe('cv.txt')
     expect(name('docs.extra.letter')).toBe('letter.txt')
@@ -246,18 +251,11 @@ describe('file() of a field named with brackets', () => {
   })
 
   it('gives an item of a list field by its index: file("docs.1")', async () => {
-    const body = multipart([
+    const { request, name } = await uploaded([
       { name: 'docs[]', filename: 'a.txt', content: 'a' },
       { name: 'docs[]', filename: 'b.txt', content: 'b' },
       { name: 'photo', filename: 'p.png', content: 'p' },
     ])
-    const request = FwRequest.create(
-      { method: 'POST', headers: { 'content-type': MULTIPART_TYPE }, body },
-      { uploadDir: await freshDir() },
-    )
-    await request.loadBody()
-    const name = (key: string): string | null | undefined =>
-      (request.file(key) as UploadedFile | null)?.getClientFilename()
     expect(name('docs.0')).toBe('a.txt')
     expect(name('docs.1')).toBe('b.txt')
     expect(request.file('docs.2')).toBeNull()
