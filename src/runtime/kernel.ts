@@ -153,6 +153,7 @@ export class Kernel implements KernelServices {
     return (this.#signer ??= new UrlSigner({
       keys: signingKeys(this.#options, this),
       urlFor: this.router.urlFor,
+      hasDomain: domainRouteNames(this.router.routes),
     }))
   }
 
@@ -414,6 +415,14 @@ export class Kernel implements KernelServices {
       )
     return new FwResponse(response.status, { ...response.headers }, html)
   }
+}
+
+/** Whether a route name belongs to a route with a domain (its signed URLs bind the host). */
+function domainRouteNames(routes: CompiledRouter['routes']): (name: string) => boolean {
+  const names = new Set(
+    routes.flatMap((route) => (route.host !== null && route.name ? [route.name] : [])),
+  )
+  return (name) => names.has(name)
 }
 
 const itself = (response: FwResponse): FwResponse => response

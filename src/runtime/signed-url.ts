@@ -1,7 +1,8 @@
 /**
  * Signed URLs. `_sig` is the hex HMAC-SHA256 of the path and the key-sorted, RFC 3986-encoded
  * query without `_sig` (so `_exp` is signed too): `path?query`, or the path alone when that query
- * is empty (as Laravel's rtrim of '?'); payloadMode `absolute` prefixes `scheme://host[:port]`.
+ * is empty (as Laravel's rtrim of '?'); payloadMode `absolute` prefixes `scheme://host[:port]`,
+ * and a route with a domain is signed with `//host` before its path in `relative` mode too.
  * One key signs; every configured key verifies (rotation).
  * Verification order (DESIGN.md): missing `_sig` 400, malformed `_exp` 400, no key matches 403,
  * expired 410.
@@ -30,6 +31,11 @@ export interface UrlSignerOptions {
   now?: () => number
   /** What signing binds to when a call gives no payloadMode; default 'relative'. */
   payloadMode?: PayloadMode
+  /**
+   * Whether the named route answers on a domain of its own (`{account}.example.com`): its
+   * signature then binds the host in `relative` mode too. Default: no route does.
+   */
+  hasDomain?: (name: string) => boolean
 }
 
 /**
@@ -42,6 +48,7 @@ export class UrlSigner {
   readonly #urlFor: UrlFor
   readonly #now: () => number
   readonly #mode: PayloadMode
+  readonly #hasDomain: (name: string) => boolean
 
   constructor(options: UrlSignerOptions) {
     if (options.keys.length === 0 || options.keys.some((k) => k.length === 0)) {
@@ -51,6 +58,7 @@ export class UrlSigner {
     this.#urlFor = options.urlFor
     this.#now = options.now ?? (() => Math.floor(Date.now() / 1000))
     this.#mode = checkMode(options.payloadMode ?? 'relative')
+    this.#hasDomain = options.hasDomain ?? (() => false)
   }
 
   /** A signed URL; with `ttl` (seconds) it expires. */
@@ -113,6 +121,7 @@ export class UrlSigner {
     const path = canonicalPath(request.getPath())
     const payloads = [
       payloadOf(path, canonical),
+      payloadOf(`//${hostOf(request.getHost())}${path}`, canonical),
       payloadOf(`${request.getSchemeAndHttpHost()}${path}`, canonical),
     ]
     // A signature that is not 64 hex digits (either case) matches no key: 403 like any wrong one.
@@ -144,11 +153,22 @@ export class UrlSigner {
     // The HMAC covers the route's path, as the request will carry it: a base path of APP_URL
     // (`https://x.com/app/`, behind a proxy that strips /app) is only in the absolute output.
     const relative = this.#urlFor(name, params, withExpiry, false)
-    const full = absolute || mode === 'absolute' ? this.#urlFor(name, params, withExpiry, true) : ''
+    // A domain route's placeholders are in the host: signed as a path alone, a tenant's link
+    // (acme.example.com/invoice/1) would verify on every other tenant's host too.
+    const hostBound = mode === 'relative' && this.#hasDomain(name)
+    const full =
+      absolute || mode === 'absolute' || hostBound
+        ? this.#urlFor(name, params, withExpiry, true)
+        : ''
     const queryAt = relative.indexOf('?')
     const path = queryAt === -1 ? relative : relative.slice(0, queryAt)
     const search = queryAt === -1 ? '' : relative.slice(queryAt)
-    const origin = mode === 'absolute' ? new URL(full).origin : ''
+    const origin =
+      mode === 'absolute'
+        ? new URL(full).origin
+        : hostBound
+          ? `//${hostOf(new URL(full).hostname)}`
+          : ''
     const payload = payloadOf(
       `${origin}${canonicalPath(path)}`,
       canonicalQuery(parsePairs(search.slice(1))),
@@ -165,6 +185,11 @@ function checkMode(mode: string): PayloadMode {
     throw new RangeError(`payloadMode must be 'relative' or 'absolute', got ${got}`)
   }
   return mode
+}
+
+/** A host as the router compares it: lowercase, without the trailing dot of a full name. */
+function hostOf(host: string): string {
+  return (host.endsWith('.') ? host.slice(0, -1) : host).toLowerCase()
 }
 
 /** What the HMAC covers: no '?' when nothing but `_sig` was in the query. */
