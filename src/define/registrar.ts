@@ -198,7 +198,7 @@ export class Registrar {
   ): void
   group(...args: unknown[]): void {
     this.#assertOpen('group')
-    const index = args.findIndex((a) => typeof a === 'function')
+    const index = callbackIndex(args)
     if (index === -1) {
       throw this.#error(
         'FW_PATTERN_INVALID',
@@ -375,6 +375,21 @@ export function assertSynchronous(
       ...(location ? { location } : {}),
     },
   )
+}
+
+// group(prefix, domain, middleware, namePrefix, callback): the middleware's position.
+const MIDDLEWARE_PLACE = 2
+
+/**
+ * Where group()'s callback is: the first function, except that a function in the middleware
+ * place with another function after it is the group's middleware (the spec's middleware
+ * "array/closure"): `group('/api', null, auth, 'api.', (r) => ...)`.
+ */
+function callbackIndex(args: readonly unknown[]): number {
+  const first = args.findIndex((a) => typeof a === 'function')
+  if (first !== MIDDLEWARE_PLACE) return first
+  const next = args.findIndex((a, i) => i > first && typeof a === 'function')
+  return next === -1 ? first : next
 }
 
 /**
