@@ -16,6 +16,14 @@ import type { MiddlewareRef } from '../shared/route-record.js'
  */
 export type MiddlewareInput = string | ((request: FwRequest, next: Next) => unknown)
 
+/**
+ * What `r.alias(name, …)` names: another alias string, or a middleware function that also gets
+ * the use's parameters after `next` (`'tenant:acme'` → `(req, next, 'acme')`), as Laravel's
+ * `handle($request, $next, ...$params)`.
+ */
+export type AliasTarget =
+  string | ((request: FwRequest, next: Next, ...params: string[]) => unknown)
+
 /** Options accepted as the third argument of a verb method. */
 export interface RouteOptions {
   name?: string | null

@@ -15,11 +15,12 @@ import {
   routeOptions,
   type Fail,
   type GroupOptions,
+  type AliasTarget,
   type MiddlewareInput,
   type RouteOptions,
 } from './options.js'
 
-export type { RouteOptions, GroupOptions, MiddlewareInput } from './options.js'
+export type { AliasTarget, RouteOptions, GroupOptions, MiddlewareInput } from './options.js'
 
 /**
  * A handler as a routes file gives it: a function of the request, then the route parameters in
@@ -243,7 +244,7 @@ export class Registrar {
    * is a function (or a string the kernel resolves): a number or an object would pass the build
    * and then be ignored, or fail, when the server starts.
    */
-  alias(name: string, middleware: MiddlewareInput): this {
+  alias(name: string, middleware: AliasTarget): this {
     this.#assertOpen('alias', name)
     if (typeof name !== 'string' || !ALIAS_NAME.test(name)) {
       throw this.#error(

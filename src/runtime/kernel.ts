@@ -11,7 +11,7 @@ import { renderError, settleWithin, toHttpError, withErrorHeaders } from './erro
 import { resolveHandler, toResponse, type Invoke, type Invoker } from './handlers.js'
 import { FwError } from '../shared/errors.js'
 import { HTTP_METHODS } from '../shared/methods.js'
-import { BUILTIN_ALIASES, checkAlias, followAlias } from '../shared/middleware-aliases.js'
+import { BUILTIN_ALIASES, checkAlias, walkAlias } from '../shared/middleware-aliases.js'
 import { badRequest, methodNotAllowed, notFound } from './http-error.js'
 import { loadRouter, type CompiledRouter } from './load-router.js'
 import { createLogger, guardLogger } from './logger.js'
@@ -38,6 +38,7 @@ import type {
   Logger,
   Middleware,
   MiddlewareFactory,
+  Next,
   RequestOptions,
   ViewEngine,
 } from './types.js'
@@ -513,12 +514,20 @@ function resolveMiddleware(
   aliases: Map<string, MiddlewareRef>,
   kernel: Kernel,
 ): Middleware {
-  const target = typeof ref === 'function' ? ref : followAlias(ref, aliases)
-  if (typeof target === 'function') return target as Middleware
-  const alias = target as string
-  const colon = alias.indexOf(':')
-  const name = colon === -1 ? alias : alias.slice(0, colon)
-  const params = colon === -1 ? [] : alias.slice(colon + 1).split(',')
+  if (typeof ref === 'function') return ref as Middleware
+  const { target, params: given } = walkAlias(ref, aliases)
+  // A function an alias names gets the use's parameters after `next`, as Laravel's handle():
+  // r.alias('tenant', (req, next, id) => ...) used as 'tenant:acme'.
+  if (typeof target === 'function') {
+    const named = target as (
+      request: FwRequest,
+      next: Next,
+      ...params: string[]
+    ) => ReturnType<Middleware>
+    return given.length === 0 ? named : (request, next) => named(request, next, ...given)
+  }
+  const name = (target as string).split(':', 1)[0]!
+  const params = given
   const factory = Object.hasOwn(factories, name) ? factories[name] : undefined
   if (typeof factory !== 'function') {
     throw new FwError('FW_MIDDLEWARE_INVALID', `Middleware alias "${name}" has no implementation`, {

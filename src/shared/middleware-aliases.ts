@@ -72,12 +72,28 @@ export function checkAlias(alias: string, custom: ReadonlySet<string>): string |
  * followAlias('limit:10,60', registrar.aliases) // 'throttle:10,60'
  */
 export function followAlias(ref: string, aliases: ReadonlyMap<string, unknown>): unknown {
+  return walkAlias(ref, aliases).target
+}
+
+/**
+ * followAlias(), and the use it ended at: for a function, the alias string naming it, whose
+ * parameters the function is given (`tenant:acme` with `r.alias('tenant', fn)`: ['acme']).
+ * @example
+ * walkAlias('tenant:acme', aliases) // { target: fn, params: ['acme'] }
+ */
+export function walkAlias(
+  ref: string,
+  aliases: ReadonlyMap<string, unknown>,
+): { target: unknown; params: string[] } {
   const through: string[] = []
   for (let current = ref; ;) {
     const colon = current.indexOf(':')
     const name = colon === -1 ? current : current.slice(0, colon)
     const target = aliases.get(name)
-    if (typeof target !== 'string') return target === undefined ? current : target
+    if (typeof target !== 'string') {
+      const params = colon === -1 ? [] : current.slice(colon + 1).split(',')
+      return { target: target === undefined ? current : target, params }
+    }
     if (through.includes(name)) {
       throw new FwError(
         'FW_MIDDLEWARE_INVALID',
