@@ -6,15 +6,17 @@
 import { existsSync, statSync } from 'node:fs'
 import { readdir, readFile, rm, rmdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import {
-  GENERATED_MARK,
-  GENERATION_NAME,
-  MANIFEST_FILE,
-  type Manifest,
-} from '../shared/cache-format.js'
+import { GENERATED_MARK, GENERATION_NAME, MANIFEST_FILE } from '../shared/cache-format.js'
 import { FwError } from '../shared/errors.js'
 import { acquireLock, LOCK_FILE } from './cache-lock.js'
-import { assertSafeDir, ENTRY_FILES, isOurs, readManifest, userFacing } from './write-cache.js'
+import {
+  assertSafeDir,
+  ENTRY_FILES,
+  isManifest,
+  readManifest,
+  userFacing,
+  wroteIt,
+} from './write-cache.js'
 
 /**
  * Removes what build wrote in `dir`; returns the removed names (empty when there was nothing).
@@ -92,26 +94,4 @@ function isFolder(path: string): boolean {
   } catch {
     return false
   }
-}
-
-/** Whether build wrote `name` in `root`: its name, and for an entry file its banner, say so. */
-async function wroteIt(root: string, name: string): Promise<boolean> {
-  if (!isOurs(name)) return false
-  if (!ENTRY_FILES.includes(name)) return true
-  const text = await readFile(join(root, name), 'utf8').catch(() => '')
-  return text.startsWith(GENERATED_MARK)
-}
-
-/** Whether `value` has the shape of the manifest build writes. */
-function isManifest(value: unknown): value is Manifest {
-  const m = value as Partial<Manifest> | null
-  return (
-    typeof m === 'object' &&
-    m !== null &&
-    typeof m.formatVersion === 'number' &&
-    typeof m.generation === 'string' &&
-    GENERATION_NAME.test(m.generation) &&
-    typeof m.fingerprint === 'string' &&
-    Array.isArray(m.shards)
-  )
 }

@@ -71,8 +71,9 @@ export function userFacing(
   }
   const cause = writeFailure(error)
   if (cause === undefined) return error
+  const full = code === 'ENOSPC' || code === 'EDQUOT'
   return new FwError('FW_CACHE_WRITE', `Cannot ${doing} "${root}": ${cause} (${code})`, {
-    hint,
+    hint: full ? 'Free some space, or point --cache at a folder on another disk.' : hint,
     cause: error,
   })
 }
@@ -98,7 +99,9 @@ async function publish(root: string, build: BuildOutput): Promise<WriteResult> {
 }
 
 async function publishLocked(root: string, build: BuildOutput): Promise<WriteResult> {
-  const previous = await readManifest(root)
+  const read = await readManifest(root)
+  // A manifest.json fw did not write (a web app's) is the user's: refused with the rest.
+  const previous = isManifest(read) ? read : null
   if (previous === null) await assertOnlyOurs(root)
   if (
     previous?.formatVersion === build.manifest.formatVersion &&
@@ -106,7 +109,7 @@ async function publishLocked(root: string, build: BuildOutput): Promise<WriteRes
     previous.fingerprint === build.manifest.fingerprint &&
     (await isIntact(root, previous.generation, build))
   ) {
-    return { written: false, manifest: previous }
+    return { written: false, manifest: await recordInputs(root, previous, build.manifest.inputs) }
   }
   const generation = join(root, build.generation)
   const tmp = join(root, `${TMP_PREFIX}${randomBytes(6).toString('hex')}`)
@@ -130,6 +133,29 @@ async function publishLocked(root: string, build: BuildOutput): Promise<WriteRes
 interface StagedEntry {
   tmp: string
   file: string
+}
+
+/**
+ * The up-to-date cache's manifest with the sources' hashes as they are now. An edit that leaves
+ * the bundle the same (a comment) changes them; kept as they were, isCacheFresh() stayed false
+ * and `fw serve` rebuilt at every start. Written by atomic rename, as a build writes it.
+ */
+async function recordInputs(
+  root: string,
+  previous: Manifest,
+  inputs: Manifest['inputs'],
+): Promise<Manifest> {
+  if (JSON.stringify(previous.inputs) === JSON.stringify(inputs)) return previous
+  const manifest = { ...previous, inputs }
+  const tmp = join(root, `${MANIFEST_FILE}.tmp-${randomBytes(6).toString('hex')}`)
+  try {
+    await writeFile(tmp, JSON.stringify(manifest, null, 2) + '\n')
+    await rename(tmp, join(root, MANIFEST_FILE))
+  } catch (error) {
+    await rm(tmp, { force: true })
+    throw error
+  }
+  return manifest
 }
 
 /**
@@ -241,8 +267,25 @@ function holds(folder: string, inner: string): boolean {
   return path === '' || (path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path))
 }
 
+// What an OS or a version control system puts in any folder: kept, never in the way of a build.
+const METADATA = new Set([
+  '.DS_Store',
+  'Thumbs.db',
+  'desktop.ini',
+  '.gitignore',
+  '.gitkeep',
+  '.keep',
+])
+
+/**
+ * Refuses a folder without fw's manifest that holds anything fw did not write, judged as clear
+ * judges it: an entry file by its banner, a manifest by its shape (a user's router.mjs, routes.mjs
+ * or web app manifest.json was overwritten when only the names were compared).
+ */
 async function assertOnlyOurs(root: string): Promise<void> {
-  const foreign = (await readdir(root)).filter((name) => !isOurs(name))
+  const foreign: string[] = []
+  for (const name of await readdir(root))
+    if (!METADATA.has(name) && !(await wroteIt(root, name))) foreign.push(name)
   if (foreign.length > 0) {
     throw new FwError(
       'FW_CACHE_UNSAFE_DIR',
@@ -270,6 +313,29 @@ export function isOurs(name: string): boolean {
     TMP_NAME.test(name) ||
     ENTRY_TMP_NAME.test(name) ||
     LOCK_NAME.test(name)
+  )
+}
+
+/** Whether build wrote `name` in `root`: its name, and for an entry file or the manifest, its text. */
+export async function wroteIt(root: string, name: string): Promise<boolean> {
+  if (!isOurs(name)) return false
+  if (name === MANIFEST_FILE) return isManifest(await readManifest(root))
+  if (!ENTRY_FILES.includes(name)) return true
+  const text = await readFile(join(root, name), 'utf8').catch(() => '')
+  return text.startsWith(GENERATED_MARK)
+}
+
+/** Whether `value` has the shape of the manifest build writes. */
+export function isManifest(value: unknown): value is Manifest {
+  const m = value as Partial<Manifest> | null
+  return (
+    typeof m === 'object' &&
+    m !== null &&
+    typeof m.formatVersion === 'number' &&
+    typeof m.generation === 'string' &&
+    GENERATION_NAME.test(m.generation) &&
+    typeof m.fingerprint === 'string' &&
+    Array.isArray(m.shards)
   )
 }
 

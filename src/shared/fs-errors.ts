@@ -11,6 +11,8 @@ const WRITE_FAILURES: Readonly<Record<string, string>> = {
   EROFS: 'the file system is read-only',
   ENOSPC: 'the disk is full',
   EDQUOT: 'the disk quota is used up',
+  ENAMETOOLONG: 'a name in the path is longer than the file system allows',
+  ELOOP: 'symbolic links in the path lead in a loop',
 }
 
 /**

@@ -114,6 +114,8 @@ const HINTS: Record<string, string> = {
   EROFS: 'Pick a folder on a writable disk (e.g. in your home folder).',
   ENOSPC: FULL,
   EDQUOT: FULL,
+  ENAMETOOLONG: 'Pick a shorter folder name, e.g. fw init my-app.',
+  ELOOP: 'Pick a folder whose path has no looping symbolic links, e.g. fw init my-app.',
 }
 const NO_FOLDER: [cause: string, hint: string] = [
   'no folder can be made there',
