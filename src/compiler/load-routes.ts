@@ -7,7 +7,7 @@ import { dirname, relative, resolve } from 'node:path'
 import { assertSynchronous, Registrar } from '../define/registrar.js'
 import { displayPath } from '../define/location.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
-import { locateInStack } from '../define/location.js'
+import { inAppCode, locateInStack } from '../define/location.js'
 import { importModule } from './import-module.js'
 
 export interface LoadedRoutes {
@@ -44,7 +44,7 @@ export async function loadRoutesFile(routesFile: string): Promise<LoadedRoutes> 
   }
   let imported
   try {
-    imported = await importModule(file)
+    imported = await refusingExit(file, () => importModule(file))
   } catch (error) {
     if (error instanceof FwError) throw error
     throw userError(file, error, 'loaded')
@@ -62,7 +62,7 @@ export async function loadRoutesFile(routesFile: string): Promise<LoadedRoutes> 
   }
   const fn = register as (r: Registrar) => void
   return {
-    registrar: runRegister(file, fn),
+    registrar: await refusingExit(file, () => runRegister(file, fn)),
     register: fn,
     inputs: imported.inputs,
     code: imported.code,
@@ -83,6 +83,33 @@ function runRegister(file: string, register: (r: Registrar) => void): Registrar 
   )
   registrar.seal()
   return registrar
+}
+
+/**
+ * Runs `load` with process.exit() refused to the app's code: a routes file (or a module it
+ * imports) that ended the process made `fw route:cache build` exit 0 without a word and without a
+ * cache, a CI step that passed. The call throws a user error where it was made instead. A call
+ * with none of the app's code on the stack (fw's own, on a signal) still exits.
+ */
+async function refusingExit<T>(file: string, load: () => Promise<T> | T): Promise<T> {
+  const exit = process.exit
+  process.exit = ((code?: number | string | null) => {
+    const location = locateInStack(new Error(), inAppCode)
+    if (location === undefined) return exit(code)
+    throw new FwError(
+      'FW_ROUTES_LOAD',
+      `${displayPath(file)} called process.exit(${code ?? ''}) while fw loaded it`,
+      {
+        hint: 'A routes file registers routes and returns: remove the process.exit() call.',
+        location,
+      },
+    )
+  }) as typeof process.exit
+  try {
+    return await load()
+  } finally {
+    process.exit = exit
+  }
 }
 
 /** The line of `export default` (or `export { x as default }`) in the routes file, else line 1. */
