@@ -226,14 +226,23 @@ export function applyConfigEnv(config: FwConfig, env: NodeJS.ProcessEnv = proces
 
 /** The routes file and cache directory: flags, then `config` (read here when not given), then defaults. */
 export async function resolvePaths(
-  flags: { routes?: string; cache?: string },
+  flags: { routes?: string; cache?: string; watch?: boolean },
   given?: FwConfig,
 ): Promise<{ routes: string; cache: string }> {
   const config = given ?? (flags.routes && flags.cache ? {} : await readConfig())
-  return {
-    routes: flags.routes ?? config.routes ?? DEFAULT_ROUTES,
-    cache: flags.cache ?? config.cache ?? DEFAULT_CACHE,
+  const routes = flags.routes ?? config.routes ?? DEFAULT_ROUTES
+  // A routes file the config names and that is not there: the config is what to fix (the
+  // loader's own error would say to create routes.ts, a file fw would not read). A watch waits
+  // for it instead, as for any file the build misses.
+  const named = flags.routes === undefined && config.routes != null
+  if (named && flags.watch !== true && !existsSync(resolve(routes))) {
+    const where = configKeyLocation(config, 'routes')
+    throw new FwError('FW_ROUTES_NOT_FOUND', `Routes file ${routes} does not exist`, {
+      hint: `Create ${routes}, or point routes in ${where?.file ?? 'fw.config.ts'} at your routes file.`,
+      ...(where === undefined ? {} : { location: where }),
+    })
   }
+  return { routes, cache: flags.cache ?? config.cache ?? DEFAULT_CACHE }
 }
 
 function configError(

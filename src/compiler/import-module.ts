@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { readFile, rm } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build, stop, type BuildFailure, type Loader, type Message, type Plugin } from 'esbuild'
 import { displayPath } from '../define/location.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
@@ -100,6 +100,9 @@ async function bundle(
 
 // A specifier that is no relative or absolute path: a package, or a built-in (which esbuild
 // resolves as external for platform 'node'). esbuild's filters are Go regexes: no lookahead.
+// This package's own folder (dist/compiler/ → the root).
+const FW_ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/[\\/]$/, '')
+
 const PACKAGE_SPECIFIER = /^[^./]/
 const TYPESCRIPT_FILE = /\.(?:[cm]?ts|tsx)$/
 const WINDOWS_PATH = /^[a-z]:[\\/]/i
@@ -246,7 +249,10 @@ function missingPackage(error: unknown, file: string, sources: string[]): FwErro
       ? [
           `${location.file} imports the package '${name}', which is not installed`,
           listedIn === undefined
-            ? `Install it in the app (npm install ${name}) or fix the import.`
+            ? name === 'fw'
+              ? // The 'fw' on the npm registry is another project (see fw init's fwSpec()).
+                `Install fw from its folder or tarball (npm install ${FW_ROOT}), not from the registry, whose 'fw' is another project; fw init sets this up.`
+              : `Install it in the app (npm install ${name}) or fix the import.`
             : `${listedIn} lists it: run \`npm install\` (\`npm install ${name}\` would replace that entry with the registry's package).`,
         ]
       : [

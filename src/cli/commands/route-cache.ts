@@ -60,7 +60,7 @@ async function watchBuild(
   flags: { routes?: string; cache?: string },
   output: Output,
 ): Promise<void> {
-  const paths = await resolvePaths(flags)
+  const paths = await resolvePaths({ ...flags, watch: true })
   // A cache folder fw refuses stays refused whatever the routes become: say so once and stop,
   // rather than watch for edits that cannot help.
   const { assertSafeDir } = await import('../../compiler/index.js')

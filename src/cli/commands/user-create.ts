@@ -7,6 +7,7 @@
 import type { Command } from 'commander'
 import type { Readable } from 'node:stream'
 import { FwError, type ErrorCode } from '../../shared/errors.js'
+import { configFileThatSet } from '../../shared/config-markers.js'
 import { applyConfigEnv, readConfig } from '../config.js'
 import type { Output } from '../output.js'
 
@@ -81,13 +82,26 @@ export function registerUserCreateCommand(
         )
       applyConfigEnv(await readConfig())
       const url = flags.database ?? (process.env.DATABASE_URL || auth.DEFAULT_DATABASE_URL)
+      // Where the URL came from: the config file wins over the environment, so naming only the
+      // variable would send the user to a setting that changes nothing.
+      const setIn = configFileThatSet('DATABASE_URL')
+      const source =
+        flags.database !== undefined
+          ? '--database'
+          : setIn !== undefined
+            ? `DATABASE_URL in ${setIn}`
+            : 'DATABASE_URL'
       const db = await auth.openDatabase(url).catch((error: unknown) => {
         if (error instanceof TypeError)
-          throw userError('FW_USER_INVALID', error.message, 'Set DATABASE_URL or pass --database.')
+          throw userError(
+            'FW_USER_INVALID',
+            error.message,
+            `Fix ${source} (sqlite:PATH or postgres://...), or pass --database.`,
+          )
         throw userError(
           'FW_DATABASE_UNAVAILABLE',
           `Cannot open the user store: ${(error as Error).message}`,
-          'Check DATABASE_URL and that the database is running.',
+          `Check ${source} and that the database is running.`,
           error,
         )
       })
