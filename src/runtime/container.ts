@@ -15,6 +15,8 @@ interface Bindings {
   building: string[]
   /** The singletons whose async factories have not settled yet. */
   pending: Set<string>
+  /** The keys bound with `bind`: their factory runs at every `get`. */
+  transient: Set<string>
 }
 
 /**
@@ -30,6 +32,7 @@ export class Container {
     tags: new Map(),
     building: [],
     pending: new Set(),
+    transient: new Set(),
   }
   /**
    * For the view a factory is given (its `container` argument): the singletons whose factories led
@@ -46,6 +49,18 @@ export class Container {
   /** Binds a factory run once, on first `get`. */
   singleton(key: string, factory: Factory): this {
     this.#b.instances.delete(key)
+    this.#b.transient.delete(key)
+    this.#b.factories.set(key, factory)
+    return this
+  }
+
+  /**
+   * Binds a factory run at every `get` (Laravel's `bind`): a new value each time, or whatever is
+   * current, such as the request being handled (the kernel binds 'request' so).
+   */
+  bind(key: string, factory: Factory): this {
+    this.#b.instances.delete(key)
+    this.#b.transient.add(key)
     this.#b.factories.set(key, factory)
     return this
   }
@@ -70,6 +85,7 @@ export class Container {
     b.building.push(key)
     try {
       const value = factory(this.#viewFor(key))
+      if (b.transient.has(key)) return value as T
       b.instances.set(key, value)
       // An async factory that fails is run again at the next get, as one that throws is. Kept,
       // its rejected promise was every later get's answer, and one nobody awaited (a handler

@@ -68,6 +68,14 @@ export function currentRequest(): FwRequest | undefined {
   return scope.getStore()
 }
 
+/** container.get('request') with the request scope on: the request being handled. */
+function requestInScope(): FwRequest {
+  const request = scope.getStore()
+  if (request === undefined)
+    throw new Error('No request is being handled: container.get("request") works only during one')
+  return request
+}
+
 /**
  * @example
  * const kernel = await Kernel.boot({ routeCache: '.fw/cache', register: routes })
@@ -105,6 +113,10 @@ export class Kernel implements KernelServices {
     this.#debug = this.env !== 'production' && (options.debug ?? false)
     this.log = options.log === undefined ? createLogger(this.env) : guardLogger(options.log)
     this.container = options.container ?? new Container()
+    // The spec's request scope: the request is bound in the container for its lifecycle (an
+    // app's own 'request' binding is left alone).
+    if (options.requestScopeEnabled === true && !this.container.has('request'))
+      this.container.bind('request', requestInScope)
     this.router = router
     this.#hosts = router.routes.some((route) => route.host !== null)
     const used = new Set(router.routes.map((route) => route.method))
