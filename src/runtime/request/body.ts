@@ -88,7 +88,7 @@ export class BodySlot {
     if (this.#data !== null) return this.#data
     if (this.#error !== null) throw this.#error
     throw new Error(
-      'The request body is not loaded yet: await request.loadBody() before reading it',
+      'The request body is not loaded yet: await request.loadBody() before reading it (the kernel loads it just before the handler, after the middleware)',
     )
   }
 
