@@ -9,10 +9,11 @@ import { relative, resolve } from 'node:path'
 import type { Manifest } from '../shared/cache-format.js'
 import { FwError } from '../shared/errors.js'
 import { displayPath } from '../define/location.js'
-import type { Registrar } from '../define/registrar.js'
+import { collectRoutes, type Registrar } from '../define/registrar.js'
 import { buildRouter } from './build.js'
 import { loadRoutesFile } from './load-routes.js'
 import { writeCache } from './write-cache.js'
+import { clearCache } from './clear-cache.js'
 
 export { buildRouter, type BuildOutput, type BuildOptions } from './build.js'
 export { writeCache, readManifest, assertSafeDir } from './write-cache.js'
@@ -48,6 +49,40 @@ export async function buildCache(options: {
   )
   const { written, manifest } = await writeCache(cacheDir, output)
   return { manifest, written, register, milliseconds: performance.now() - started }
+}
+
+/**
+ * The spec's route cache operations, with its option names. `build({ cache, register })` compiles
+ * a routes function in memory (the cache then has no routes.mjs: boot the kernel with the same
+ * function), `build({ cache, routes: 'routes.ts' })` a routes file as `fw route:cache build` does;
+ * `clear({ matcher: 'sharded', cache })` removes what build wrote and lists it.
+ * @example
+ * await routeCache.build({ cache: '.fw/cache', register: routes })
+ * const kernel = await Kernel.boot({ routeCache: '.fw/cache', register: routes })
+ */
+export const routeCache = {
+  async build(options: {
+    cache: string
+    register?: (r: Registrar) => void
+    routes?: string
+  }): Promise<BuildCacheResult> {
+    const { cache, register, routes } = options
+    if ((register === undefined) === (routes === undefined))
+      throw new TypeError('routeCache.build() takes either a register function or a routes file')
+    if (routes !== undefined) return buildCache({ routesFile: routes, cacheDir: cache })
+    const started = performance.now()
+    const registrar = collectRoutes(register!, { captureLocations: true })
+    const output = buildRouter(registrar.routes, { aliases: new Set(registrar.aliases.keys()) })
+    const { written, manifest } = await writeCache(resolve(cache), output)
+    return { manifest, written, register: register!, milliseconds: performance.now() - started }
+  },
+
+  async clear(options: { cache: string; matcher?: 'sharded' }): Promise<string[]> {
+    const { matcher } = options
+    if (matcher !== undefined && matcher !== 'sharded')
+      throw new RangeError(`Unknown matcher ${JSON.stringify(matcher)}: the only one is 'sharded'`)
+    return clearCache(options.cache)
+  },
 }
 
 /**
