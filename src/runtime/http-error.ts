@@ -4,6 +4,7 @@
  * default); a 5xx shows a generic message and its details go to the log.
  */
 import { STATUS_CODES } from 'node:http'
+import { TOKEN } from './request/headers.js'
 
 export type HeaderMap = Record<string, string | string[]>
 
@@ -48,10 +49,19 @@ export class HttpError extends Error {
 }
 
 type Factory = (message?: string, options?: Omit<HttpErrorOptions, 'message'>) => HttpError
+const OPTION_KEYS = new Set(['message', 'headers', 'expose', 'cause', 'body'])
 const factory =
   (status: number): Factory =>
-  (message, options = {}) =>
-    new HttpError(status, { ...options, ...(message === undefined ? {} : { message }) })
+  (message, options) => {
+    // From JavaScript, a header map in place of the options (`badRequest('m', { 'x-a': 'b' })`)
+    // would otherwise be dropped without a word: the response would carry none of its headers.
+    const unknown = Object.keys(options ?? {}).filter((key) => !OPTION_KEYS.has(key))
+    if (unknown.length > 0) {
+      const keys = unknown.join(', ')
+      throw new TypeError(`Unknown option(s) ${keys}: headers go under { headers: {...} }`)
+    }
+    return new HttpError(status, { ...options, ...(message === undefined ? {} : { message }) })
+  }
 
 export const badRequest = factory(400)
 export const unauthorized = factory(401)
@@ -76,8 +86,16 @@ export function methodNotAllowed(
   allow: readonly string[] | string = [],
   message?: string,
 ): HttpError {
+  // From JavaScript, swapped arguments (`methodNotAllowed('Nope', { allow: 'GET' })`) would send
+  // `Allow: Nope` and the body "[object Object]".
+  const methods =
+    typeof allow === 'string' ? allow.split(',').flatMap((m) => m.trim() || []) : allow
+  const tokens =
+    Array.isArray(methods) && methods.every((m) => typeof m === 'string' && TOKEN.test(m))
+  if (!tokens || (message !== undefined && typeof message !== 'string'))
+    throw new TypeError("Expected methodNotAllowed(['GET', 'HEAD'], 'message')")
   return new HttpError(405, {
     ...(message ? { message } : {}),
-    headers: { allow: typeof allow === 'string' ? allow : Array.from(allow).join(', ') },
+    headers: { allow: methods.join(', ') },
   })
 }

@@ -83,8 +83,7 @@ export class UrlSigner {
     absolute = false,
     payloadMode: PayloadMode | null = null,
   ): string {
-    if (ttl === null || !(ttl > 0))
-      throw new RangeError('temporaryUrlFor needs a positive ttl in seconds')
+    if (ttl === null) throw new RangeError('temporaryUrlFor needs a positive ttl in seconds')
     return this.signedUrlFor(name, params, query, ttl, absolute, payloadMode)
   }
 
@@ -254,5 +253,7 @@ function canonicalQuery(pairs: [string, string][]): string {
 function checkTtl(ttl: unknown): number {
   if (typeof ttl !== 'number' || !Number.isFinite(ttl))
     throw new TypeError(`A signed URL's ttl must be a number of seconds, got ${typeof ttl}`)
+  // A ttl under a second signs a link that is expired when handed out; null means no expiry.
+  if (!(ttl >= 1)) throw new RangeError("A signed URL's ttl must be 1 second or more, or null")
   return Math.floor(ttl)
 }

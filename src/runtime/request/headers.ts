@@ -13,7 +13,7 @@ export type HeaderBag = ReadonlyMap<string, HeaderEntry>
 export type HeaderInit = Record<string, string | readonly string[] | undefined>
 
 // RFC 9110 token characters for names; values may not carry line breaks or NUL.
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+export const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 const BAD_VALUE = /[\r\n\0]/
 
 /** A bag from Node's `req.headersDistinct` (lowercase names, value lists). */
