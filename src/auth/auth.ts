@@ -11,13 +11,13 @@ import type { Logger, MiddlewareFactory } from '../runtime/types.js'
 import { ClusterRevocationList, REVOCATION_PRIMARY_ENV } from './cluster-revocation.js'
 import { DurableRevocationList } from './durable-revocation.js'
 import { createHandlers, type AuthHandlers } from './handlers.js'
-import { DEFAULT_TTL, TokenService } from './jwt.js'
-import { authMiddleware, roleMiddleware } from './middleware.js'
+import { DEFAULT_TTL, TokenService, type IssuedToken } from './jwt.js'
+import { authMiddleware, revocationCall, roleMiddleware } from './middleware.js'
 import { checkPassword, hashPassword, needsRehash, verifyDummy } from './password.js'
 import { RefreshTokens } from './refresh-tokens.js'
 import { connectRedisRevocations, MemoryRevocationList, type RevocationList } from './revocation.js'
 import { DEFAULT_DATABASE_URL, openDatabase } from './stores/open.js'
-import type { Database, UserRecord } from './stores/types.js'
+import type { AccessTokenRef, Database, UserRecord } from './stores/types.js'
 
 export interface AuthOptions {
   /** HS256 secret (JWT_SECRET). Unset: a random one per start outside production, with a warning. */
@@ -140,9 +140,19 @@ export class Auth {
     return this.#durable
   }
 
+  /**
+   * The refresh tokens; a theft also puts the family's live access tokens on `tokenRevocations()`,
+   * or the thief's would keep working until it expires (up to 900 s). A failure there is a 503.
+   */
   refreshTokens(): Promise<RefreshTokens> {
     this.#refresh ??= retryable(
-      this.database().then((db) => new RefreshTokens(db.refreshTokens, { now: this.now })),
+      this.database().then(
+        (db) =>
+          new RefreshTokens(db.refreshTokens, {
+            now: this.now,
+            revokeAccessTokens: (tokens) => this.#revokeAccessTokens(tokens),
+          }),
+      ),
       () => (this.#refresh = null),
     )
     return this.#refresh
@@ -170,10 +180,15 @@ export class Auth {
   }
 
   /** An access token for `user` with the login claims: email, name, roles (when any), jti. */
-  issueFor(user: UserRecord, ttl?: number): Promise<string> {
+  async issueFor(user: UserRecord, ttl?: number): Promise<string> {
+    return (await this.mintFor(user, ttl)).token
+  }
+
+  /** As `issueFor`, with the token's jti and exp (recorded with a refresh token). */
+  mintFor(user: UserRecord, ttl?: number): Promise<IssuedToken> {
     const claims: Record<string, unknown> = { email: user.email, name: user.name }
     if (user.roles.length > 0) claims.roles = [...user.roles]
-    return this.tokenService().issue(user.id, claims, ttl === undefined ? {} : { ttl })
+    return this.tokenService().mint(user.id, claims, ttl === undefined ? {} : { ttl })
   }
 
   /** Closes the database and the Redis connection, when they were opened. */
@@ -195,6 +210,13 @@ export class Auth {
     if (cluster.isWorker && process.env[REVOCATION_PRIMARY_ENV] === '1')
       return new ClusterRevocationList()
     return new MemoryRevocationList({ now: this.now })
+  }
+
+  #revokeAccessTokens(tokens: AccessTokenRef[]): Promise<void> {
+    return revocationCall(async () => {
+      const revocations = await this.tokenRevocations()
+      for (const { jti, expiresAt } of tokens) await revocations.revoke(jti, expiresAt)
+    })
   }
 
   #production(): boolean {

@@ -143,10 +143,13 @@ export function createHandlers(auth: Auth): AuthHandlers {
 
     async refreshTokenLogin(request) {
       const user = await credentials(request)
-      const refreshToken = await storeCall(async () => (await auth.refreshTokens()).issue(user.id))
-      const accessToken = await auth.issueFor(user, SHORT_TTL)
+      // Minted first, to be recorded with the refresh token: a theft of its family revokes it.
+      const access = await auth.mintFor(user, SHORT_TTL)
+      const refreshToken = await storeCall(async () =>
+        (await auth.refreshTokens()).issue(user.id, access),
+      )
       return json(
-        { access_token: accessToken, refresh_token: refreshToken, expires_in: SHORT_TTL },
+        { access_token: access.token, refresh_token: refreshToken, expires_in: SHORT_TTL },
         200,
         NO_STORE,
       )
@@ -164,12 +167,16 @@ export function createHandlers(auth: Auth): AuthHandlers {
         owner === null
           ? null
           : await storeCall(async () => (await auth.database()).users.findById(owner))
-      const outcome = user === null ? null : await storeCall(() => tokens.rotate(supplied))
-      if (user === null || outcome?.status !== 'rotated')
+      if (user === null)
         throw unauthorized(AUTH_MESSAGES.invalidRefreshToken, { headers: CHALLENGE })
-      const accessToken = await auth.issueFor(user, SHORT_TTL)
+      // Minted before the rotation, which records it with the successor (and discarded if none).
+      const access = await auth.mintFor(user, SHORT_TTL)
+      // On theft this revokes the family's refresh tokens and its live access tokens (see Auth).
+      const outcome = await storeCall(() => tokens.rotate(supplied, access))
+      if (outcome.status !== 'rotated')
+        throw unauthorized(AUTH_MESSAGES.invalidRefreshToken, { headers: CHALLENGE })
       return json(
-        { access_token: accessToken, refresh_token: outcome.refreshToken, expires_in: SHORT_TTL },
+        { access_token: access.token, refresh_token: outcome.refreshToken, expires_in: SHORT_TTL },
         200,
         NO_STORE,
       )

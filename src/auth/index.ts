@@ -35,7 +35,7 @@ export {
   MIN_SECRET_BYTES,
   CLOCK_TOLERANCE,
 } from './jwt.js'
-export type { AccessTokenPayload, TokenServiceOptions, IssueOptions } from './jwt.js'
+export type { AccessTokenPayload, TokenServiceOptions, IssueOptions, IssuedToken } from './jwt.js'
 export { MAX_TOKEN_LENGTH } from './internal/token-shape.js'
 export {
   authMiddleware,
@@ -75,6 +75,8 @@ export {
   hashRefreshToken,
   REFRESH_TOKEN_TTL,
   type RefreshOutcome,
+  type RefreshTokensOptions,
+  type IssuedAccess,
 } from './refresh-tokens.js'
 export { openDatabase, DEFAULT_DATABASE_URL, type OpenDatabaseOptions } from './stores/open.js'
 export { DuplicateEmailError, normalizeEmail, formatDateTime, publicUser } from './stores/types.js'
@@ -87,5 +89,7 @@ export type {
   RefreshTokenStore,
   RefreshTokenRecord,
   NewRefreshToken,
+  NextRefreshToken,
+  AccessTokenRef,
   RotateResult,
 } from './stores/types.js'

@@ -46,6 +46,13 @@ export interface TokenServiceOptions {
   now?: () => number
 }
 
+/** A token issued, with what revoking it later takes: its `jti` (when the service adds one) and `exp`. */
+export interface IssuedToken {
+  token: string
+  exp: number
+  jti?: string
+}
+
 export interface IssueOptions {
   /** Lifetime of this token in seconds, instead of the service's ttl. */
   ttl?: number
@@ -97,6 +104,19 @@ export class TokenService {
     extraClaims: Record<string, unknown> = {},
     options: IssueOptions = {},
   ): Promise<string> {
+    return (await this.mint(sub, extraClaims, options)).token
+  }
+
+  /**
+   * As `issue`, with the token's `jti` and `exp`: what a caller records to revoke it later.
+   * @example
+   * const { token, jti, exp } = await tokens.mint(42, {}, { ttl: 900 })
+   */
+  async mint(
+    sub: number,
+    extraClaims: Record<string, unknown> = {},
+    options: IssueOptions = {},
+  ): Promise<IssuedToken> {
     if (parseSubject(sub) === null)
       throw new TypeError(`sub must be a positive safe integer, got ${String(sub)}`)
     const iat = this.nowSeconds()
@@ -105,17 +125,21 @@ export class TokenService {
       if (!(RESERVED as readonly string[]).includes(name)) claims[name] = value
     }
     const exp = iat + checkTtl(options.ttl ?? this.ttl)
+    const jti = this.withJti ? randomBytes(16).toString('hex') : undefined
     const registered = {
       iss: this.issuer,
       iat,
       exp,
       sub,
       ...(this.audience === undefined ? {} : { aud: this.audience }),
-      ...(this.withJti ? { jti: randomBytes(16).toString('hex') } : {}),
+      ...(jti === undefined ? {} : { jti }),
     }
     // The spec's sub is an integer; jose types it as a string, but signs whatever JSON it is given.
     const payload = { ...claims, ...registered } as unknown as JWTPayload
-    return new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(this.#key)
+    const token = await new SignJWT(payload)
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .sign(this.#key)
+    return jti === undefined ? { token, exp } : { token, exp, jti }
   }
 
   /**

@@ -1,10 +1,12 @@
 /**
  * Opaque refresh tokens (spec "Refresh-token record"): 32 random bytes as hex, given to the
  * client once; the store keeps only their SHA-256. Beyond the spec (OAuth 2.0 Security BCP):
- * each use rotates the token, and presenting a rotated one again revokes its whole family.
+ * each use rotates the token, and presenting a rotated one again revokes its whole family. The
+ * access token issued with each refresh token is recorded with it, so that a theft revokes the
+ * family's access tokens still live too (`revokeAccessTokens`).
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { formatDateTime, type RefreshTokenStore } from './stores/types.js'
+import { formatDateTime, type AccessTokenRef, type RefreshTokenStore } from './stores/types.js'
 
 /** 30 days. */
 export const REFRESH_TOKEN_TTL = 2_592_000
@@ -17,30 +19,52 @@ export function hashRefreshToken(token: string): string {
   return createHash('sha256').update(token).digest('hex')
 }
 
+/** An access token as issued (TokenService.mint): recorded when it has a jti. */
+export interface IssuedAccess {
+  jti?: string
+  exp: number
+}
+
 export type RefreshOutcome =
   { status: 'rotated'; userId: number; refreshToken: string } | { status: 'reused' | 'invalid' }
+
+export interface RefreshTokensOptions {
+  now?: () => number
+  ttl?: number
+  /**
+   * Called on theft (a rotated token presented again) with the unexpired access tokens issued
+   * with the family, before `rotate` resolves 'reused'; the recipe puts them on its revocation
+   * list. Unset: only the family's refresh tokens are revoked.
+   */
+  revokeAccessTokens?: (tokens: AccessTokenRef[]) => Promise<void>
+}
 
 /**
  * @example
  * const refresh = new RefreshTokens(db.refreshTokens)
- * const token = await refresh.issue(user.id)        // at login
- * const outcome = await refresh.rotate(token)       // at /rt/auth/refresh
+ * const token = await refresh.issue(user.id, access)        // at login, with its access token
+ * const outcome = await refresh.rotate(token, nextAccess)   // at /rt/auth/refresh
  * await refresh.revoke(token, user.id)              // at /auth/logout
  */
 export class RefreshTokens {
   readonly #store: RefreshTokenStore
   readonly #now: () => number
   readonly #ttl: number
+  readonly #revokeAccessTokens: ((tokens: AccessTokenRef[]) => Promise<void>) | undefined
   #purgedAt = -Infinity
 
-  constructor(store: RefreshTokenStore, options: { now?: () => number; ttl?: number } = {}) {
+  constructor(store: RefreshTokenStore, options: RefreshTokensOptions = {}) {
     this.#store = store
     this.#now = options.now ?? Date.now
     this.#ttl = options.ttl ?? REFRESH_TOKEN_TTL
+    this.#revokeAccessTokens = options.revokeAccessTokens
   }
 
-  /** A new token starting a new family; expired records are deleted now and then. */
-  async issue(userId: number): Promise<string> {
+  /**
+   * A new token starting a new family, recorded with `access`, the access token issued along;
+   * expired records are deleted now and then.
+   */
+  async issue(userId: number, access?: IssuedAccess): Promise<string> {
     await this.#purgeExpired()
     const token = randomBytes(32).toString('hex')
     const familyId = randomBytes(16).toString('hex')
@@ -49,6 +73,7 @@ export class RefreshTokens {
       tokenHash: hashRefreshToken(token),
       familyId,
       expiresAt: this.#expiresAt(),
+      ...accessRef(access),
     })
     return token
   }
@@ -62,16 +87,21 @@ export class RefreshTokens {
     return (await this.#store.find(hashRefreshToken(token)))?.user_id ?? null
   }
 
-  /** Exchanges a token for its successor; anything but a current, unexpired token fails. */
-  async rotate(token: unknown): Promise<RefreshOutcome> {
+  /**
+   * Exchanges a token for its successor, recorded with `access` (the access token to be issued
+   * with it); anything but a current, unexpired token fails. A rejection of `revokeAccessTokens`
+   * rejects this too (the refresh tokens are revoked already).
+   */
+  async rotate(token: unknown, access?: IssuedAccess): Promise<RefreshOutcome> {
     if (typeof token !== 'string' || !OPAQUE_TOKEN.test(token)) return { status: 'invalid' }
     const next = randomBytes(32).toString('hex')
     const now = formatDateTime(this.#now())
     const result = await this.#store.rotate(
       hashRefreshToken(token),
-      { tokenHash: hashRefreshToken(next), expiresAt: this.#expiresAt() },
+      { tokenHash: hashRefreshToken(next), expiresAt: this.#expiresAt(), ...accessRef(access) },
       now,
     )
+    if (result.status === 'reused') await this.#revokeAccessTokens?.(result.accessTokens)
     if (result.status !== 'rotated') return { status: result.status }
     return { status: 'rotated', userId: result.userId, refreshToken: next }
   }
@@ -107,4 +137,11 @@ export class RefreshTokens {
   #expiresAt(): string {
     return formatDateTime(this.#now() + this.#ttl * 1000)
   }
+}
+
+/** The record of an access token; one without a jti cannot be revoked, so none is kept. */
+function accessRef(access: IssuedAccess | undefined): { access?: AccessTokenRef } {
+  return typeof access?.jti === 'string'
+    ? { access: { jti: access.jti, expiresAt: access.exp } }
+    : {}
 }

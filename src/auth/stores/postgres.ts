@@ -12,7 +12,9 @@ import {
   parseRoles,
   tableNames,
   type Database,
+  type AccessTokenRef,
   type NewRefreshToken,
+  type NextRefreshToken,
   type NewUser,
   type PublicUser,
   type RefreshTokenRecord,
@@ -94,6 +96,8 @@ async function migrate(query: Query, t: Tables): Promise<void> {
     family_id TEXT NOT NULL DEFAULT '',
     rotated_at TIMESTAMP,
     revoked BOOLEAN NOT NULL DEFAULT false,
+    access_jti TEXT,
+    access_expires_at BIGINT,
     created_at TIMESTAMP NOT NULL DEFAULT (now() AT TIME ZONE 'UTC'))`)
   await query(revokedTokensTable(t.revokedTokens, 'BIGINT'))
   // Tables created by an older fw, or by hand from the spec's three columns, gain what is missing.
@@ -101,7 +105,9 @@ async function migrate(query: Query, t: Tables): Promise<void> {
   await query(`ALTER TABLE ${t.refreshTokens}
     ADD COLUMN IF NOT EXISTS family_id TEXT NOT NULL DEFAULT '',
     ADD COLUMN IF NOT EXISTS rotated_at TIMESTAMP,
-    ADD COLUMN IF NOT EXISTS revoked BOOLEAN NOT NULL DEFAULT false`)
+    ADD COLUMN IF NOT EXISTS revoked BOOLEAN NOT NULL DEFAULT false,
+    ADD COLUMN IF NOT EXISTS access_jti TEXT,
+    ADD COLUMN IF NOT EXISTS access_expires_at BIGINT`)
   await query(
     `CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_family_idx ON ${t.refreshTokens} (family_id)`,
   )
@@ -270,11 +276,7 @@ class PostgresRefreshTokenStore implements RefreshTokenStore {
     return toToken(rows[0])
   }
 
-  rotate(
-    tokenHash: string,
-    next: { tokenHash: string; expiresAt: string },
-    now: string,
-  ): Promise<RotateResult> {
+  rotate(tokenHash: string, next: NextRefreshToken, now: string): Promise<RotateResult> {
     const t = this.#t
     return transaction(this.#pool, async (query) => {
       // Every exchange of one token queues on this row lock; the first sees it current.
@@ -288,7 +290,22 @@ class PostgresRefreshTokenStore implements RefreshTokenStore {
       const userId = Number(row.user_id)
       if (row.rotated) {
         await revokeAll(query, t, 'family_id', row.family_id)
-        return { status: 'reused', userId, familyId: row.family_id }
+        // Read after the family is revoked, so a successor inserted meanwhile is in; and whether or
+        // not this call revoked it: a theft answered 503 (the revocation list was down) revokes
+        // its access tokens when the stolen token is presented again.
+        const live = await query(
+          `SELECT access_jti, access_expires_at FROM ${t.refreshTokens}
+           WHERE family_id = $1 AND access_jti IS NOT NULL
+             AND access_expires_at > extract(epoch FROM $2::timestamp)`,
+          [row.family_id, now],
+        )
+        const accessTokens = live.rows.map(
+          (r: { access_jti: string; access_expires_at: string }): AccessTokenRef => ({
+            jti: r.access_jti,
+            expiresAt: Number(r.access_expires_at),
+          }),
+        )
+        return { status: 'reused', userId, familyId: row.family_id, accessTokens }
       }
       if (row.revoked || !row.live) return { status: 'invalid' }
       // A record from before rotation (no family) starts its own family, named after itself.
@@ -297,12 +314,7 @@ class PostgresRefreshTokenStore implements RefreshTokenStore {
         `UPDATE ${t.refreshTokens} SET rotated_at = $2::timestamp, family_id = $3 WHERE token = $1`,
         [tokenHash, now, familyId],
       )
-      await insertToken(query, t, {
-        userId,
-        tokenHash: next.tokenHash,
-        familyId,
-        expiresAt: next.expiresAt,
-      })
+      await insertToken(query, t, { ...next, userId, familyId })
       return { status: 'rotated', userId, familyId }
     })
   }
@@ -355,7 +367,15 @@ async function revokeAll(
 
 async function insertToken(query: Query, t: Tables, record: NewRefreshToken): Promise<void> {
   await query(
-    `INSERT INTO ${t.refreshTokens} (user_id, token, expires_at, family_id) VALUES ($1, $2, $3::timestamp, $4)`,
-    [record.userId, record.tokenHash, record.expiresAt, record.familyId],
+    `INSERT INTO ${t.refreshTokens} (user_id, token, expires_at, family_id, access_jti, access_expires_at)
+       VALUES ($1, $2, $3::timestamp, $4, $5, $6)`,
+    [
+      record.userId,
+      record.tokenHash,
+      record.expiresAt,
+      record.familyId,
+      record.access?.jti ?? null,
+      record.access?.expiresAt ?? null,
+    ],
   )
 }

@@ -13,7 +13,9 @@ import {
   parseRoles,
   tableNames,
   type Database,
+  type AccessTokenRef,
   type NewRefreshToken,
+  type NextRefreshToken,
   type NewUser,
   type PublicUser,
   type RefreshTokenRecord,
@@ -138,6 +140,8 @@ function migrate(db: Db, prepare: Prepare, t: Tables): void {
       family_id TEXT NOT NULL DEFAULT '',
       rotated_at TEXT,
       revoked INTEGER NOT NULL DEFAULT 0,
+      access_jti TEXT,
+      access_expires_at INTEGER,
       created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now'))
     );
     ${revokedTokensTable(t.revokedTokens, 'INTEGER')};`)
@@ -147,6 +151,9 @@ function migrate(db: Db, prepare: Prepare, t: Tables): void {
     family_id: `TEXT NOT NULL DEFAULT ''`,
     rotated_at: 'TEXT',
     revoked: 'INTEGER NOT NULL DEFAULT 0',
+    // The access token issued with each refresh token (its jti, its exp in Unix seconds).
+    access_jti: 'TEXT',
+    access_expires_at: 'INTEGER',
   })
   db.exec(`CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_family_idx ON ${t.refreshTokens} (family_id);
     CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_user_idx ON ${t.refreshTokens} (user_id);
@@ -251,18 +258,13 @@ const toToken = (row: TokenRow | undefined): RefreshTokenRecord | null =>
 class SqliteRefreshTokenStore implements RefreshTokenStore {
   readonly #prepare: Prepare
   readonly #t: Tables
-  readonly #rotate: (
-    tokenHash: string,
-    next: { tokenHash: string; expiresAt: string },
-    now: string,
-  ) => RotateResult
+  readonly #rotate: (tokenHash: string, next: NextRefreshToken, now: string) => RotateResult
 
   constructor(db: Db, prepare: Prepare, tables: Tables) {
     this.#prepare = prepare
     this.#t = tables
-    const rotate = db.transaction(
-      (tokenHash: string, next: { tokenHash: string; expiresAt: string }, now: string) =>
-        this.#rotateNow(tokenHash, next, now),
+    const rotate = db.transaction((tokenHash: string, next: NextRefreshToken, now: string) =>
+      this.#rotateNow(tokenHash, next, now),
     )
     this.#rotate = (...args) => rotate.immediate(...args)
   }
@@ -279,11 +281,7 @@ class SqliteRefreshTokenStore implements RefreshTokenStore {
     )
   }
 
-  async rotate(
-    tokenHash: string,
-    next: { tokenHash: string; expiresAt: string },
-    now: string,
-  ): Promise<RotateResult> {
+  async rotate(tokenHash: string, next: NextRefreshToken, now: string): Promise<RotateResult> {
     return this.#rotate(tokenHash, next, now)
   }
 
@@ -306,27 +304,26 @@ class SqliteRefreshTokenStore implements RefreshTokenStore {
 
   #insert(record: NewRefreshToken): void {
     this.#prepare(
-      `INSERT INTO ${this.#t.refreshTokens} (user_id, token, expires_at, family_id) VALUES (?, ?, ?, ?)`,
-    ).run(record.userId, record.tokenHash, record.expiresAt, record.familyId)
+      `INSERT INTO ${this.#t.refreshTokens} (user_id, token, expires_at, family_id, access_jti, access_expires_at)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+    ).run(
+      record.userId,
+      record.tokenHash,
+      record.expiresAt,
+      record.familyId,
+      record.access?.jti ?? null,
+      record.access?.expiresAt ?? null,
+    )
   }
 
-  #rotateNow(
-    tokenHash: string,
-    next: { tokenHash: string; expiresAt: string },
-    now: string,
-  ): RotateResult {
+  #rotateNow(tokenHash: string, next: NextRefreshToken, now: string): RotateResult {
     const current = this.#prepare<[string, string, string], { user_id: number; family_id: string }>(
       // A record from before rotation (no family) starts its own family, named after itself.
       `UPDATE ${this.#t.refreshTokens} SET rotated_at = ?, family_id = CASE WHEN family_id = '' THEN token ELSE family_id END
          WHERE token = ? AND rotated_at IS NULL AND revoked = 0 AND expires_at > ? RETURNING user_id, family_id`,
     ).get(now, tokenHash, now)
     if (current) {
-      this.#insert({
-        userId: current.user_id,
-        tokenHash: next.tokenHash,
-        familyId: current.family_id,
-        expiresAt: next.expiresAt,
-      })
+      this.#insert({ ...next, userId: current.user_id, familyId: current.family_id })
       return { status: 'rotated', userId: current.user_id, familyId: current.family_id }
     }
     const used = toToken(
@@ -338,6 +335,12 @@ class SqliteRefreshTokenStore implements RefreshTokenStore {
     this.#prepare(`UPDATE ${this.#t.refreshTokens} SET revoked = 1 WHERE family_id = ?`).run(
       used.family_id,
     )
-    return { status: 'reused', userId: used.user_id, familyId: used.family_id }
+    // Read whether or not this call revoked the family: a theft answered 503 (the revocation list
+    // was down) revokes its access tokens when the stolen token is presented again.
+    const accessTokens = this.#prepare<[string, string], AccessTokenRef>(
+      `SELECT access_jti AS jti, access_expires_at AS expiresAt FROM ${this.#t.refreshTokens}
+         WHERE family_id = ? AND access_jti IS NOT NULL AND access_expires_at > CAST(strftime('%s', ?) AS INTEGER)`,
+    ).all(used.family_id, now)
+    return { status: 'reused', userId: used.user_id, familyId: used.family_id, accessTokens }
   }
 }

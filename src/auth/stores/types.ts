@@ -55,18 +55,40 @@ export interface RefreshTokenRecord {
   revoked: boolean
 }
 
+/**
+ * The access token issued along with a refresh token: kept with it so that theft of the family
+ * revokes the access tokens it minted too, not only its refresh tokens.
+ */
+export interface AccessTokenRef {
+  jti: string
+  /** Unix seconds. */
+  expiresAt: number
+}
+
 export interface NewRefreshToken {
   userId: number
   tokenHash: string
   familyId: string
   /** 'Y-m-d H:i:s', UTC. */
   expiresAt: string
+  access?: AccessTokenRef
 }
 
-/** What exchanging a refresh token did. */
+/** The successor a rotation stores. */
+export interface NextRefreshToken {
+  tokenHash: string
+  /** 'Y-m-d H:i:s', UTC. */
+  expiresAt: string
+  access?: AccessTokenRef
+}
+
+/**
+ * What exchanging a refresh token did. On reuse, `accessTokens` are those recorded with the
+ * family's tokens that expire after `now`.
+ */
 export type RotateResult =
   | { status: 'rotated'; userId: number; familyId: string }
-  | { status: 'reused'; userId: number; familyId: string }
+  | { status: 'reused'; userId: number; familyId: string; accessTokens: AccessTokenRef[] }
   | { status: 'invalid' }
 
 /**
@@ -81,11 +103,7 @@ export interface RefreshTokenStore {
    * successor in the same family. At most one of any number of concurrent calls for one token
    * rotates; the others see a rotated token ('reused', and the family is revoked) or 'invalid'.
    */
-  rotate(
-    tokenHash: string,
-    next: { tokenHash: string; expiresAt: string },
-    now: string,
-  ): Promise<RotateResult>
+  rotate(tokenHash: string, next: NextRefreshToken, now: string): Promise<RotateResult>
   /** Revokes every token of a family; returns how many were still active. */
   revokeFamily(familyId: string): Promise<number>
   revokeUser(userId: number): Promise<number>
