@@ -18,6 +18,7 @@ import { RefreshTokens } from './refresh-tokens.js'
 import { connectRedisRevocations, MemoryRevocationList, type RevocationList } from './revocation.js'
 import { DEFAULT_DATABASE_URL, openDatabase } from './stores/open.js'
 import type { AccessTokenRef, Database, UserRecord } from './stores/types.js'
+import { isProduction } from '../shared/app-env.js'
 
 export interface AuthOptions {
   /** HS256 secret (JWT_SECRET). Unset: a random one per start outside production, with a warning. */
@@ -220,7 +221,7 @@ export class Auth {
   }
 
   #production(): boolean {
-    return this.#options.production ?? process.env.APP_ENV === 'production'
+    return this.#options.production ?? isProduction()
   }
 
   #secret(log: Logger | undefined): string | Uint8Array {
@@ -261,7 +262,7 @@ export function authOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): AuthOp
     ...(env.JWT_SECRET ? { secret: env.JWT_SECRET } : {}),
     database: env.DATABASE_URL || DEFAULT_DATABASE_URL,
     ...(env.REDIS_URL ? { revocations: env.REDIS_URL } : {}),
-    production: env.APP_ENV === 'production',
+    production: isProduction(env.APP_ENV),
   }
 }
 

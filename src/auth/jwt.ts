@@ -14,6 +14,7 @@ import {
   readHeader,
   toNullPrototype,
 } from './internal/token-shape.js'
+import { isProduction } from '../shared/app-env.js'
 
 /** Claims of a verified token. Objects in it have a null prototype. */
 export interface AccessTokenPayload {
@@ -82,10 +83,7 @@ export class TokenService {
   readonly #now: () => number
 
   constructor(options: TokenServiceOptions) {
-    this.#key = checkSecret(
-      options.secret,
-      options.production ?? process.env.APP_ENV === 'production',
-    )
+    this.#key = checkSecret(options.secret, options.production ?? isProduction())
     this.issuer = options.issuer ?? DEFAULT_ISSUER
     this.audience = options.audience
     this.ttl = checkTtl(options.ttl ?? DEFAULT_TTL)

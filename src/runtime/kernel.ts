@@ -47,6 +47,7 @@ import { compileTrust } from './request/options.js'
 import { setCurrentKernel } from './app.js'
 import { checkMatcher, runProviderHook, toProvider } from './kernel-providers.js'
 import { signingKeys, type Env, type KernelOptions } from './kernel-options.js'
+import { isProduction } from '../shared/app-env.js'
 
 export type { ServiceProviderClass } from './kernel-providers.js'
 export type { Env, KernelOptions, MatcherKind, ServiceProvider } from './kernel-options.js'
@@ -107,9 +108,7 @@ export class Kernel implements KernelServices {
 
   private constructor(options: KernelOptions, router: CompiledRouter) {
     this.#options = options
-    this.env =
-      options.env ??
-      ((process.env.APP_ENV as Env | undefined) === 'production' ? 'production' : 'development')
+    this.env = options.env ?? (isProduction() ? 'production' : 'development')
     this.#debug = this.env !== 'production' && (options.debug ?? false)
     this.log = options.log === undefined ? createLogger(this.env) : guardLogger(options.log)
     this.container = options.container ?? new Container()

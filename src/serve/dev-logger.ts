@@ -9,6 +9,7 @@ import pc from 'picocolors'
 import type { Logger } from '../runtime/types.js'
 import { redactSecrets } from '../runtime/logger.js'
 import { escapeControls } from '../shared/escape-controls.js'
+import { isProduction } from '../shared/app-env.js'
 
 type Level = 'debug' | 'info' | 'warn' | 'error'
 
@@ -43,7 +44,8 @@ export function appLogging(kernel: { env?: string; log?: Logger } | undefined): 
 
 /** The app's environment: the config's `kernel.env`, else APP_ENV, else development. */
 export function appEnv(kernel: { env?: string } | undefined): string {
-  return kernel?.env ?? process.env.APP_ENV ?? 'development'
+  if (kernel?.env !== undefined) return kernel.env
+  return isProduction() ? 'production' : (process.env.APP_ENV ?? 'development')
 }
 
 /**

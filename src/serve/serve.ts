@@ -23,6 +23,7 @@ import {
   stoppingLine,
   WORKER_PORT,
 } from './workers.js'
+import { isProduction } from '../shared/app-env.js'
 
 export interface ServeOptions {
   routes: string
@@ -174,7 +175,7 @@ function inKernelSource(error: unknown, options: ServeOptions): unknown {
 
 /** DESIGN.md: in production (APP_ENV, or the kernel's env option), no start without a JWT_SECRET of at least 32 bytes. */
 function checkProductionSecret(kernelEnv: KernelOptions['env']): void {
-  if ((kernelEnv ?? process.env.APP_ENV) !== 'production') return
+  if (kernelEnv !== undefined ? kernelEnv !== 'production' : !isProduction()) return
   const secret = process.env.JWT_SECRET ?? ''
   if (Buffer.byteLength(secret) < 32) {
     // A value from the config file wins over the environment: then the fix is in that file.
