@@ -110,3 +110,30 @@ describe('fw route:cache build --watch', () => {
     expect(child.exitCode).toBeNull()
   })
 })
+
+describe('fw route:cache build --watch whose first build fails', () => {
+  it('says no cache was built yet (none to keep), then builds once the error is fixed', async () => {
+    assertBuilt()
+    const dir = makeProject({
+      'routes.ts': routes("r.get('/a', h); r.get('/a', h)"),
+      'names.ts': "export const names = { home: 'home' }\n",
+    })
+    const child = spawn(process.execPath, [FW_BIN, 'route:cache', 'build', '--watch'], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    })
+    try {
+      const output = outputOf(child)
+      await Promise.all([
+        output.waitFor(/no cache built yet; waiting for changes/),
+        output.waitFor(/watching routes\.ts/),
+      ])
+      expect(output.text()).not.toContain('keeping the last good cache')
+      const built = output.waitFor(/✔ built 1 route/)
+      writeFileSync(join(dir, 'routes.ts'), routes(''))
+      await built
+    } finally {
+      child.kill('SIGTERM')
+    }
+  })
+})

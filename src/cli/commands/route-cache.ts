@@ -1,11 +1,13 @@
 /** `fw route:cache build` and `fw route:cache clear`. */
 import { Argument, Option, type Command } from 'commander'
 import pc from 'picocolors'
-import { relative } from 'node:path'
+import { existsSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { resolvePaths } from '../config.js'
 import type { BuildCacheResult } from '../../compiler/index.js'
 import { isDebug, printError, type Output } from '../output.js'
 import { count } from '../../shared/count.js'
+import { MANIFEST_FILE } from '../../shared/cache-format.js'
 
 export function registerRouteCacheCommands(program: Command, output: Output): void {
   program
@@ -73,7 +75,13 @@ async function watchBuild(
     onBuild: (result, changed) => printBuilt(output, paths.cache, result, changed),
     onError: (error) => {
       printError(output, error, debug)
-      output.err(pc.dim('  keeping the last good cache; waiting for changes'))
+      // Only a cache that was built can be kept: before the first good build there is none.
+      const kept = existsSync(join(paths.cache, MANIFEST_FILE))
+      output.err(
+        pc.dim(
+          `  ${kept ? 'keeping the last good cache' : 'no cache built yet'}; waiting for changes`,
+        ),
+      )
     },
   })
   await watcher.ready
