@@ -6,6 +6,7 @@
 import type { Readable } from 'node:stream'
 import type { BodyLimits } from '../types.js'
 import { bodyKind, contentBody, emptyBody, type BodyData, type BodyKind } from './content.js'
+import { firstOf, type HeaderBag } from './headers.js'
 import { multipartLimit } from './multipart-limits.js'
 import { parseMultipart } from './multipart.js'
 import { checkDeclaredLength, openBody, readAll, readPlain, type BodyStream } from './read-body.js'
@@ -23,6 +24,14 @@ export interface WireBody {
   uploadDir: string
 }
 
+/** In-process content, parsed by the Content-Type the request has when it is read. */
+interface Content {
+  /** The Content-Type the slot was built for. */
+  readonly type: string | undefined
+  /** The slot for the same content under another Content-Type. */
+  readonly remake: (type: string | undefined) => BodySlot
+}
+
 /** One request's body, loaded at most once. */
 export class BodySlot {
   /** Reads the body, hands it to `accept` (synchronously, before its promise resolves). */
@@ -32,6 +41,7 @@ export class BodySlot {
   #error: unknown = null
   #uploads: readonly UploadedFile[] = []
   #base: BodySlot | null = null
+  #content: Content | null = null
 
   private constructor(
     data: BodyData | null,
@@ -58,6 +68,19 @@ export class BodySlot {
     return new BodySlot(null, (accept) => loadWire(wire, accept))
   }
 
+  /**
+   * A slot for in-process content (`create()`'s body, `withBody`), made by `build` for the
+   * Content-Type `type`; `forHeaders` makes it again when the request's type changes.
+   */
+  static content(
+    type: string | undefined,
+    build: (type: string | undefined) => BodySlot,
+  ): BodySlot {
+    const slot = build(type)
+    slot.#content = { type, remake: (other) => BodySlot.content(other, build) }
+    return slot
+  }
+
   /** A layer over `base` replacing some of its parts; loading it loads the base. */
   static overlay(base: BodySlot, patch: (base: BodyData) => Partial<BodyData>): BodySlot {
     const apply = (data: BodyData): BodyData => {
@@ -69,7 +92,25 @@ export class BodySlot {
       base.load().then(() => accept(apply(base.data))),
     )
     slot.#base = base
+    const content = base.#content
+    if (content !== null) {
+      const remake = (type: string | undefined): BodySlot =>
+        BodySlot.overlay(content.remake(type), patch)
+      slot.#content = { type: content.type, remake }
+    }
     return slot
+  }
+
+  /**
+   * The body as a request with `headers` reads it. In-process content, here or under a layer, is
+   * parsed by the Content-Type the request has (set after `withBody`, say), so a changed type
+   * gives a new slot; a body from the wire is read once, by the type it was sent with.
+   */
+  forHeaders(headers: HeaderBag): BodySlot {
+    const content = this.#content
+    if (content === null) return this
+    const type = firstOf(headers, 'content-type')
+    return type === content.type ? this : content.remake(type)
   }
 
   /** Reads and parses the body; idempotent, and a failure is the same failure every time. */

@@ -15,13 +15,16 @@ import { copyDeep, emptyParams, type Params } from './params.js'
 import { buildQuery, parseParams } from './query.js'
 import { tooLarge } from './read-body.js'
 import { assemble, serverParams, type RequestState } from './state.js'
-import { isAbsoluteForm, splitTarget, type Peer } from './uri.js'
+import { isAbsoluteForm, originOf, splitTarget, type Peer } from './uri.js'
 
 /** What `FwRequest.create()` accepts; everything is optional. */
 export interface CreateRequestInit {
   /** Default GET. */
   method?: string
-  /** A path with query (`/users?page=2`) or an absolute URL (sets scheme and Host). */
+  /**
+   * A path with query (`/users?page=2`) or an absolute URL, whose scheme, host and port win over
+   * a Host header (as an absolute-form target's do), and which gives Host when there is none.
+   */
   uri?: string
   /** Merged over the URI's query string. */
   query?: Params
@@ -60,8 +63,9 @@ export function createState(init: CreateRequestInit, options: ResolvedOptions): 
   const peer = createPeer(init, url)
   const base = { method, target, headers, peer, protocol: 'HTTP/1.1', time: Date.now() }
   const server = (): Params => Object.assign(serverParams(base), init.server)
+  const origin = url ? originOf(url) : undefined
   return assemble({
-    ...{ method, target, headers, peer, options, server, query },
+    ...{ method, target, origin, headers, peer, options, server, query },
     body: createSlot(init, headers, options),
     ...(init.cookies ? { cookies: Object.assign(emptyParams(), copyDeep(init.cookies)) } : {}),
     attributes: new Map(Object.entries(init.attributes ?? {})),
@@ -98,9 +102,10 @@ function constant<T>(value: T): () => T {
 }
 
 /**
- * A slot holding `raw` content (null: no body), interpreted by the Content-Type in `headers`,
- * under the limits a body read off the wire has. JSON and urlencoded content parse lazily on
- * first read; multipart content is parsed by `load()`, as it would be from the wire.
+ * A slot holding `raw` content (null: no body), interpreted by the Content-Type in `headers`
+ * (and again by the request's own when a copy changes it: BodySlot.forHeaders), under the limits
+ * a body read off the wire has. JSON and urlencoded content parse lazily on first read;
+ * multipart content is parsed by `load()`, as it would be from the wire.
  */
 export function contentSlot(
   raw: Buffer | null,
@@ -108,7 +113,17 @@ export function contentSlot(
   options: ResolvedOptions,
 ): BodySlot {
   if (raw === null) return BodySlot.loaded(emptyBody())
-  const contentType = firstHeader(headers, 'content-type')
+  return BodySlot.content(firstHeader(headers, 'content-type'), (type) =>
+    typedSlot(raw, type, options),
+  )
+}
+
+/** A slot holding `raw` content of the Content-Type `contentType`. */
+function typedSlot(
+  raw: Buffer,
+  contentType: string | undefined,
+  options: ResolvedOptions,
+): BodySlot {
   const kind = bodyKind(contentType)
   if (kind !== 'multipart') {
     const { limits } = options

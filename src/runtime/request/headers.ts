@@ -10,7 +10,10 @@ export interface HeaderEntry {
 
 export type HeaderBag = ReadonlyMap<string, HeaderEntry>
 
-export type HeaderInit = Record<string, string | readonly string[] | undefined>
+/** A header's value: a finite number is written as its decimal string. */
+export type HeaderValue = string | number | readonly string[]
+
+export type HeaderInit = Record<string, HeaderValue | undefined>
 
 // RFC 9110 token characters for names; values may not carry line breaks or NUL.
 export const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
@@ -229,11 +232,7 @@ export function lastOf(bag: HeaderBag, lower: string): string | undefined {
 }
 
 /** A copy of `bag` with `name` set to `value`, replacing earlier values. */
-export function withHeader(
-  bag: HeaderBag,
-  name: string,
-  value: string | readonly string[],
-): HeaderBag {
+export function withHeader(bag: HeaderBag, name: string, value: HeaderValue): HeaderBag {
   const values = checkValues(name, value)
   const lower = name.toLowerCase()
   const copy = new Map(bag)
@@ -242,11 +241,7 @@ export function withHeader(
 }
 
 /** A copy of `bag` with `value` appended to `name`. */
-export function withAddedHeader(
-  bag: HeaderBag,
-  name: string,
-  value: string | readonly string[],
-): HeaderBag {
+export function withAddedHeader(bag: HeaderBag, name: string, value: HeaderValue): HeaderBag {
   const lower = name.toLowerCase()
   const previous = bag.get(lower)
   const values = [...(previous?.values ?? []), ...checkValues(name, value)]
@@ -276,13 +271,36 @@ export function headersToRecord(bag: HeaderBag): Record<string, string[]> {
   return record
 }
 
-function checkValues(name: string, value: string | readonly string[]): string[] {
+/**
+ * The values of a header as strings. A finite number is its decimal string, as Node's setHeader
+ * and PSR-7 implementations write it (`withHeader('X-Count', 5)` from JS); anything else that is
+ * not a string or a list of strings is a TypeError naming the header, not the "not iterable" of
+ * spreading it.
+ */
+function checkValues(name: string, value: HeaderValue): string[] {
   if (!TOKEN.test(name)) throw new TypeError(`Invalid header name: ${JSON.stringify(name)}`)
-  const values = typeof value === 'string' ? [value] : [...value]
+  const values =
+    typeof value === 'string'
+      ? [value]
+      : typeof value === 'number' && Number.isFinite(value)
+        ? [String(value)]
+        : Array.isArray(value)
+          ? [...(value as readonly string[])]
+          : null
+  if (values === null || values.some((v) => typeof v !== 'string')) {
+    throw new TypeError(
+      `Header ${name} takes a string, a finite number or a list of strings, not ${describe(value)}`,
+    )
+  }
   for (const v of values) {
-    if (typeof v !== 'string' || BAD_VALUE.test(v)) {
-      throw new TypeError(`Invalid value for header ${name}`)
-    }
+    if (BAD_VALUE.test(v)) throw new TypeError(`Invalid value for header ${name}`)
   }
   return values
+}
+
+/** How a rejected header value is named in its error: `NaN`, `null`, `an object`… */
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return 'a list holding other values'
+  if (typeof value === 'number' || value === null || value === undefined) return String(value)
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }

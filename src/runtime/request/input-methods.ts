@@ -67,20 +67,23 @@ export abstract class InputMethods {
     return key === undefined ? copyDeep(fields) : copyAt(fields, key, fallback)
   }
 
-  /** Whether every key is present in `input()` (null values count as present). */
-  has(keys: string | readonly string[]): boolean {
+  /**
+   * Whether every key is present in `input()` (null values count as present). Keys come as
+   * separate arguments, lists, or both, as in Laravel: `has('name', 'email')`.
+   */
+  has(...keys: Keys): boolean {
     const all = fieldsOf(this.bodyData())
-    return flattenKeys([keys]).every((key) => lookup(all, key).found)
+    return flattenKeys(keys).every((key) => lookup(all, key).found)
   }
 
   hasAll(keys: readonly string[]): boolean {
     return this.has(keys)
   }
 
-  /** Whether every key is present and not null, blank or an empty array. */
-  filled(keys: string | readonly string[]): boolean {
+  /** Whether every key (as has() takes them) is present and not null, blank or an empty array. */
+  filled(...keys: Keys): boolean {
     const all = fieldsOf(this.bodyData())
-    return flattenKeys([keys]).every((key) => isFilled(valueAt(all, key, null)))
+    return flattenKeys(keys).every((key) => isFilled(valueAt(all, key, null)))
   }
 
   /** A copy of the given (dotted) keys of `input()` that exist, nested as there. */

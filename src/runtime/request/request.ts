@@ -266,7 +266,7 @@ export class FwRequest {
       this.#s.headers,
       this.#s.peer,
       this.isFromTrustedProxy(),
-      this.#s.target,
+      this.#s.origin ?? this.#s.target,
     ))
   }
 
@@ -375,19 +375,22 @@ export class FwRequest {
       query: () => params,
       headers: url ? uriHeaders(this.#s.headers, url, keepHost) : this.#s.headers,
       peer: url ? uri.withEncryption(this.#s.peer, url.protocol === 'https:') : this.#s.peer,
+      // The new target replaces the URL the request was made for, as it replaces an absolute one.
+      origin: undefined,
     })
   }
 
-  withHeader(name: string, value: string | readonly string[]): FwRequest {
-    return this.#with({ headers: h.withHeader(this.#s.headers, name, value) })
+  /** A copy with `name` set to `value`; a finite number is written as its decimal string. */
+  withHeader(name: string, value: h.HeaderValue): FwRequest {
+    return this.#withHeaders(h.withHeader(this.#s.headers, name, value))
   }
 
-  withAddedHeader(name: string, value: string | readonly string[]): FwRequest {
-    return this.#with({ headers: h.withAddedHeader(this.#s.headers, name, value) })
+  withAddedHeader(name: string, value: h.HeaderValue): FwRequest {
+    return this.#withHeaders(h.withAddedHeader(this.#s.headers, name, value))
   }
 
   withoutHeader(name: string): FwRequest {
-    return this.#with({ headers: h.withoutHeader(this.#s.headers, name) })
+    return this.#withHeaders(h.withoutHeader(this.#s.headers, name))
   }
 
   /** A copy whose raw content is `content`, parsed again by the Content-Type, within the limits. */
@@ -459,6 +462,17 @@ export class FwRequest {
       new Attribute(name, undefined, true, this.#attributes),
       this.#cache,
     )
+  }
+
+  /**
+   * A copy with other headers, its in-process content (`withBody`, `create()`'s body) parsed by
+   * their Content-Type when that changed.
+   */
+  #withHeaders(headers: h.HeaderBag): FwRequest {
+    const body = this.#s.body.forHeaders(headers)
+    if (body === this.#s.body) return this.#with({ headers })
+    this.#s.slots.push(body)
+    return this.#with({ headers, body })
   }
 
   /** A copy with other state: the attributes carry over, parsed caches do not. */

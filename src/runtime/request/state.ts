@@ -24,13 +24,19 @@ import {
 import type { ResolvedOptions } from './options.js'
 import { emptyParams, type Params } from './params.js'
 import { parseParams } from './query.js'
-import { splitTarget, type Peer } from './uri.js'
+import { originOf, splitTarget, type Peer } from './uri.js'
 
 export interface RequestState {
   /** The method on the wire, uppercase (the override is applied by `getMethod()`). */
   readonly method: string
   /** Raw request target: path and query, never decoded. */
   readonly target: string
+  /**
+   * `scheme://host[:port]` of the absolute URL a request was made for when `target` is a path
+   * (a web Request's URL, `create()`'s absolute `uri`): it names the host before Host, as an
+   * absolute-form target does (RFC 9112 §3.2.2). Undefined from Node, whose target says it.
+   */
+  readonly origin: string | undefined
   readonly headers: HeaderBag
   readonly query: () => Params
   readonly cookies: () => Params
@@ -184,6 +190,7 @@ export function webState(
   return assemble({
     method,
     target,
+    origin: originOf(url),
     headers,
     peer,
     options,
@@ -205,6 +212,7 @@ function rawTarget(url: string): string {
 export interface Parts {
   method: string
   target: string
+  origin?: string
   headers: HeaderBag
   peer: Peer
   options: ResolvedOptions
@@ -228,6 +236,7 @@ export function assemble(parts: Parts): RequestState {
   return {
     method: parts.method,
     target,
+    origin: parts.origin,
     headers,
     peer: parts.peer,
     options,

@@ -80,6 +80,7 @@ export function resolveAuthority(
   headers: HeaderBag,
   peer: Peer,
   trusted: boolean,
+  /** The request target, or the `scheme://host` standing for it (RequestState.origin). */
   target: string,
 ): Authority {
   // Host is checked even when the target or a proxy names the host instead: §3.2 refuses such a
@@ -112,6 +113,11 @@ function absoluteForm(target: string): RegExpExecArray | null {
 /** Whether `target` is an absolute URI (`https://host/path`) rather than a path. */
 export function isAbsoluteForm(target: string): boolean {
   return absoluteForm(target) !== null
+}
+
+/** `scheme://host[:port]` of an absolute URL (undefined when it has no host). */
+export function originOf(url: URL): string | undefined {
+  return url.host === '' ? undefined : `${url.protocol}//${url.host}`
 }
 
 /** The authority of an absolute-form target; null for the origin form every client sends. */
