@@ -9,7 +9,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAuth, createUser, type Auth, type AuthOptions } from '../../src/auth/auth.js'
+import { createUser, type AuthOptions } from '../../src/auth/auth.js'
 import { hashPassword } from '../../src/auth/password.js'
 import { hashRefreshToken } from '../../src/auth/refresh-tokens.js'
 import { connectRedisRevocations } from '../../src/auth/revocation.js'
@@ -19,9 +19,9 @@ import {
   POSTGRES_URL,
   reachable,
   REDIS_URL,
-  SECRET,
   send,
-  serveAuthApp,
+  startAuthRun as start,
+  type AuthRun as Run,
   uniquePrefix,
   type AuthApp,
   type Reply,
@@ -47,26 +47,6 @@ function pgTablePrefix(): string {
   const prefix = uniquePrefix('audit19')
   pgPrefixes.push(prefix)
   return prefix
-}
-
-/** One run of a server: an Auth and its app, closed like a process that stops. */
-interface Run {
-  auth: Auth
-  app: AuthApp
-  stop: () => Promise<void>
-}
-
-async function start(options: AuthOptions): Promise<Run> {
-  const auth = createAuth({ secret: SECRET, production: false, ...options })
-  const app = await serveAuthApp(auth)
-  return {
-    auth,
-    app,
-    stop: async () => {
-      await app.close()
-      await auth.close()
-    },
-  }
 }
 
 const me = (app: AuthApp, token: string): Promise<Reply> => send(app, 'GET', '/auth/me', { token })

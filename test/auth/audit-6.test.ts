@@ -10,39 +10,19 @@ import * as argon2 from '@node-rs/argon2'
 import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createAuth, createUser, type Auth, type AuthOptions } from '../../src/auth/auth.js'
+import { createUser } from '../../src/auth/auth.js'
 import { cleanupTempDirs, tempDir } from '../support/compile.js'
 import {
   POSTGRES_URL,
   reachable,
-  SECRET,
   send,
-  serveAuthApp,
+  startAuthRun as start,
+  type AuthRun as Run,
   uniquePrefix,
   type AuthApp,
 } from './support.js'
 
 const PASSWORD = 'correct horse battery'
-
-/** One run of a server: an Auth and its app, closed like a process that stops. */
-interface Run {
-  auth: Auth
-  app: AuthApp
-  stop: () => Promise<void>
-}
-
-async function start(options: AuthOptions): Promise<Run> {
-  const auth = createAuth({ secret: SECRET, production: false, ...options })
-  const app = await serveAuthApp(auth)
-  return {
-    auth,
-    app,
-    stop: async () => {
-      await app.close()
-      await auth.close()
-    },
-  }
-}
 
 async function login(app: AuthApp, email: string): Promise<string> {
   const reply = await send(app, 'POST', '/auth/login', { json: { email, password: PASSWORD } })

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import { createConnection, type AddressInfo } from 'node:net'
-import type { Auth } from '../../src/auth/auth.js'
+import { createAuth, type Auth, type AuthOptions } from '../../src/auth/auth.js'
 import { authRoutes } from '../../src/auth/routes.js'
 import type { Registrar } from '../../src/define/registrar.js'
 import { Kernel } from '../../src/runtime/kernel.js'
@@ -192,4 +192,25 @@ export function send(
     req.on('error', reject)
     req.end(body)
   })
+}
+
+/** One run of a server: an Auth and its app, closed like a process that stops. */
+export interface AuthRun {
+  auth: Auth
+  app: AuthApp
+  stop: () => Promise<void>
+}
+
+/** Starts an Auth (the test secret, development rules unless `options` say) and its app. */
+export async function startAuthRun(options: AuthOptions): Promise<AuthRun> {
+  const auth = createAuth({ secret: SECRET, production: false, ...options })
+  const app = await serveAuthApp(auth)
+  return {
+    auth,
+    app,
+    stop: async () => {
+      await app.close()
+      await auth.close()
+    },
+  }
 }
