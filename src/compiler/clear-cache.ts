@@ -4,14 +4,14 @@
  * build that is publishing it.
  */
 import { existsSync, statSync } from 'node:fs'
-import { readdir, readFile, rm, rmdir } from 'node:fs/promises'
+import { readdir, rm, rmdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { GENERATED_MARK, GENERATION_NAME, MANIFEST_FILE } from '../shared/cache-format.js'
+import { MANIFEST_FILE } from '../shared/cache-format.js'
 import { FwError } from '../shared/errors.js'
 import { acquireLock, LOCK_FILE } from './cache-lock.js'
 import {
   assertSafeDir,
-  ENTRY_FILES,
+  holdsLeftovers,
   isManifest,
   readManifest,
   userFacing,
@@ -71,21 +71,6 @@ async function clearFolder(root: string): Promise<string[]> {
   }
   if ((await readdir(root)).length === 0) await rmdir(root).catch(() => {})
   return ordered
-}
-
-/** Whether a folder without a manifest holds what only fw writes: a bannered entry or generation. */
-async function holdsLeftovers(root: string): Promise<boolean> {
-  for (const name of await readdir(root)) {
-    const bannered = ENTRY_FILES.includes(name)
-      ? join(root, name)
-      : GENERATION_NAME.test(name)
-        ? join(root, name, 'index.mjs')
-        : null
-    if (bannered === null) continue
-    const text = await readFile(bannered, 'utf8').catch(() => '')
-    if (text.startsWith(GENERATED_MARK)) return true
-  }
-  return false
 }
 
 function isFolder(path: string): boolean {

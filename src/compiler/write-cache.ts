@@ -283,9 +283,14 @@ const METADATA = new Set([
  * or web app manifest.json was overwritten when only the names were compared).
  */
 async function assertOnlyOurs(root: string): Promise<void> {
+  // A manifest.json fw cannot read beside fw's own files is a damaged one of fw's (a full disk, a
+  // bad copy): the build that replaces it is the fix, not a refusal.
+  const built = await holdsLeftovers(root)
   const foreign: string[] = []
-  for (const name of await readdir(root))
-    if (!METADATA.has(name) && !(await wroteIt(root, name))) foreign.push(name)
+  for (const name of await readdir(root)) {
+    const ours = (name === MANIFEST_FILE && built) || (await wroteIt(root, name))
+    if (!METADATA.has(name) && !ours) foreign.push(name)
+  }
   if (foreign.length > 0) {
     throw new FwError(
       'FW_CACHE_UNSAFE_DIR',
@@ -314,6 +319,21 @@ export function isOurs(name: string): boolean {
     ENTRY_TMP_NAME.test(name) ||
     LOCK_NAME.test(name)
   )
+}
+
+/** Whether a folder without a manifest holds what only fw writes: a bannered entry or generation. */
+export async function holdsLeftovers(root: string): Promise<boolean> {
+  for (const name of await readdir(root)) {
+    const bannered = ENTRY_FILES.includes(name)
+      ? join(root, name)
+      : GENERATION_NAME.test(name)
+        ? join(root, name, 'index.mjs')
+        : null
+    if (bannered === null) continue
+    const text = await readFile(bannered, 'utf8').catch(() => '')
+    if (text.startsWith(GENERATED_MARK)) return true
+  }
+  return false
 }
 
 /** Whether build wrote `name` in `root`: its name, and for an entry file or the manifest, its text. */

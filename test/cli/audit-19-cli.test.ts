@@ -69,6 +69,23 @@ describe('fw route:cache build into a folder holding files named like its own', 
   })
 })
 
+describe('fw route:cache build over a manifest.json of its own that a full disk cut short', () => {
+  // Told apart from a user's manifest.json by fw's other files beside it: rebuilt, not refused.
+  it.each([
+    ['cut short', '{ "formatVersion": 3, "gener'],
+    ['emptied', ''],
+  ])('builds again over a manifest %s', async (_, text) => {
+    const dir = makeProject({ 'routes.mjs': ROUTES })
+    expect((await build(dir)).code).toBe(0)
+    writeFileSync(join(dir, '.fw/cache/manifest.json'), text)
+    const again = await build(dir)
+    expect(again.stderr).toBe('')
+    expect(again.code).toBe(0)
+    const manifest = JSON.parse(readFileSync(join(dir, '.fw/cache/manifest.json'), 'utf8'))
+    expect(manifest.routeCount).toBe(2)
+  })
+})
+
 describe('fw route:cache build where an OS left a metadata file in the cache folder', () => {
   // macOS Finder writes .DS_Store into every folder it shows; clear keeps it (not fw's), so the
   // folder stays, and the next build refused the very folder it had built into.
