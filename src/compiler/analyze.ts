@@ -41,15 +41,15 @@ export interface HostGroup {
   keys: SegmentKey[]
 }
 
+/** The routes file's aliases: their names, or (to check where they lead) what each names. */
+export type Aliases = ReadonlySet<string> | ReadonlyMap<string, unknown>
+
 /**
  * Parses and validates the registered routes.
  * @example
- * const table = analyzeRoutes(registrar.routes, new Set(registrar.aliases.keys()))
+ * const table = analyzeRoutes(registrar.routes, registrar.aliases)
  */
-export function analyzeRoutes(
-  records: readonly RouteRecord[],
-  aliases: ReadonlySet<string>,
-): RouteTable {
+export function analyzeRoutes(records: readonly RouteRecord[], aliases: Aliases): RouteTable {
   if (records.length === 0) {
     throw new FwError('FW_ROUTES_EMPTY', 'The routes file registers no routes', {
       hint: 'Register at least one route, e.g. r.get("/", handler).',
@@ -65,7 +65,7 @@ export function analyzeRoutes(
 
 function analyzeRoute(
   record: RouteRecord,
-  aliases: ReadonlySet<string>,
+  aliases: Aliases,
   regexOrder: Map<string, number>,
 ): AnalyzedRoute {
   checkHandler(record)
@@ -311,8 +311,8 @@ function fail(
   return new FwError(code, message, location ? { hint, location } : { hint })
 }
 
-function middlewareHint(aliases: ReadonlySet<string>): string {
-  const custom = aliases.size ? `, or your own: ${[...aliases].join(', ')}` : ''
+function middlewareHint(aliases: Aliases): string {
+  const custom = aliases.size ? `, or your own: ${[...aliases.keys()].join(', ')}` : ''
   return `Built-in aliases: auth, throttle:<max>,<seconds>, role:<roles>, verifySignedUrl, negotiate[:<locales>]${custom}. Register others with r.alias(name, fn).`
 }
 

@@ -8,7 +8,13 @@ import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CACHE_FORMAT_VERSION, GENERATION_PREFIX, type Manifest } from '../shared/cache-format.js'
 import { fingerprintRoutes, type RouteRecord } from '../shared/route-record.js'
-import { analyzeRoutes, type AnalyzedRoute, type HostGroup, type RouteTable } from './analyze.js'
+import {
+  analyzeRoutes,
+  type Aliases,
+  type AnalyzedRoute,
+  type HostGroup,
+  type RouteTable,
+} from './analyze.js'
 import { BANNER } from './emit/code.js'
 import { emitIndexModule, hostParamFields, type PlannedGroup } from './emit/modules.js'
 import { emitShard, partVariants, planShards, type Shard } from './emit/shards.js'
@@ -42,7 +48,8 @@ export interface BuildOutput {
 }
 
 export interface BuildOptions {
-  aliases?: ReadonlySet<string>
+  /** The routes file's aliases (registrar.aliases), or just their names. */
+  aliases?: Aliases
   /** sha256 of the source files the routes came from, recorded in the manifest. */
   inputs?: Record<string, string>
   /** Fixed for reproducible output in tests; default: now. */
@@ -54,7 +61,7 @@ export interface BuildOptions {
 /**
  * Compiles registered routes into the files of a cache generation.
  * @example
- * const { files, manifest } = buildRouter(registrar.routes, { aliases: new Set(registrar.aliases.keys()) })
+ * const { files, manifest } = buildRouter(registrar.routes, { aliases: registrar.aliases })
  */
 export function buildRouter(
   records: readonly RouteRecord[],

@@ -42,7 +42,7 @@ export async function buildCache(options: {
   )
   const output = withFileLocation(file, () =>
     buildRouter(registrar.routes, {
-      aliases: new Set(registrar.aliases.keys()),
+      aliases: registrar.aliases,
       inputs: relativeInputs,
       routesCode: code,
     }),
@@ -72,7 +72,7 @@ export const routeCache = {
     if (routes !== undefined) return buildCache({ routesFile: routes, cacheDir: cache })
     const started = performance.now()
     const registrar = collectRoutes(register!, { captureLocations: true })
-    const output = buildRouter(registrar.routes, { aliases: new Set(registrar.aliases.keys()) })
+    const output = buildRouter(registrar.routes, { aliases: registrar.aliases })
     const { written, manifest } = await writeCache(resolve(cache), output)
     return { manifest, written, register: register!, milliseconds: performance.now() - started }
   },

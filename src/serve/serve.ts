@@ -144,11 +144,15 @@ async function boot(options: ServeOptions, register: (r: Registrar) => void): Pr
   }
 }
 
+// The boot errors with no place of their own that the kernel options cause: FW_SERVE_CONFIG, and
+// middleware that cannot be built (a global list's `throttle:0,60`, an alias without its factory).
+const KERNEL_CODES: readonly string[] = ['FW_SERVE_CONFIG', 'FW_MIDDLEWARE_INVALID']
+
 /**
  * A boot error about the kernel options (an unknown matcher, a log option without error(), a
- * service provider that is none or fails) names where they are written, the config file's
- * `kernel` key, as the CLI does for every user error. Those are the FW_SERVE_CONFIG errors with
- * no place of their own (the JWT_SECRET ones are checked before boot, by checkProductionSecret),
+ * service provider that is none or fails, a malformed global middleware) names where they are
+ * written, the config file's `kernel` key, as the CLI does for every user error. Those are the
+ * KERNEL_CODES errors with no place of their own (the JWT_SECRET ones are checked before boot, by checkProductionSecret),
  * and other errors whose message starts with the name of an option given there
  * (`errorRendererTimeoutMs must be …`).
  */
@@ -157,7 +161,7 @@ function inKernelSource(error: unknown, options: ServeOptions): unknown {
   if (where === undefined || !(error instanceof Error)) return error
   const about =
     error instanceof FwError
-      ? error.code === 'FW_SERVE_CONFIG' && error.location === undefined
+      ? KERNEL_CODES.includes(error.code) && error.location === undefined
       : Object.keys(options.kernel ?? {}).some((key) => error.message.startsWith(`${key} `))
   if (!about) return error
   const hint = `Fix kernel in ${where.file} (run with --debug for the stack).`

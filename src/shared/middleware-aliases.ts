@@ -49,17 +49,40 @@ export const BUILTIN_ALIASES: Readonly<Record<string, ParamCheck>> = {
  * @example
  * checkAlias('throttle:0,60', new Set()) // 'throttle:0,60: expects one or two positive integers: ...'
  */
-export function checkAlias(alias: string, custom: ReadonlySet<string>): string | null {
+export function checkAlias(
+  alias: string,
+  custom: ReadonlySet<string> | ReadonlyMap<string, unknown>,
+): string | null {
   const colon = alias.indexOf(':')
   const name = colon === -1 ? alias : alias.slice(0, colon)
   const params = colon === -1 ? null : alias.slice(colon + 1)
-  if (custom.has(name)) return null
+  if (custom.has(name)) return custom instanceof Map ? checkNamed(alias, custom) : null
   const check = BUILTIN_ALIASES[name]
   if (check === undefined || !Object.hasOwn(BUILTIN_ALIASES, name)) {
     return `unknown middleware alias "${name}"`
   }
   const problem = check(params)
   return problem === null ? null : `${alias}: ${problem}`
+}
+
+/**
+ * An alias of the routes file used as `alias`, checked where it leads: to a built-in, whose
+ * parameters must hold (`r.alias('limit', 'throttle:0,60')` passed the build and failed the
+ * boot, with no file:line); a function, or a name the kernel's middleware option implements,
+ * cannot be checked here.
+ */
+function checkNamed(alias: string, aliases: ReadonlyMap<string, unknown>): string | null {
+  let target: unknown
+  try {
+    target = walkAlias(alias, aliases).target
+  } catch (error) {
+    if (error instanceof FwError) return error.message
+    throw error
+  }
+  if (typeof target !== 'string' || !Object.hasOwn(BUILTIN_ALIASES, target.split(':', 1)[0]!))
+    return null
+  const problem = checkAlias(target, new Set())
+  return problem === null ? null : `${alias} names ${problem}`
 }
 
 /**

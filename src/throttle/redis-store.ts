@@ -173,6 +173,9 @@ function clientOptions(options: RedisStoreOptions): RedisOptions {
     connectTimeout: options.connectTimeoutMs ?? 1000,
     // Reconnect quickly at first, then every 2 s at most, for as long as the process runs.
     retryStrategy: (times) => Math.min(times * 100, 2000),
+    // A check that timed out was answered already (allowed, or a 503): sent again after the
+    // reconnect, as ioredis does by default, it counted the request a second time.
+    autoResendUnfulfilledCommands: false,
   }
 }
 

@@ -20,7 +20,7 @@ export function registerRoutesListCommand(program: Command, output: Output): voi
       const { describeRoute } = await import('../../shared/route-record.js')
       const { registrar, file } = await whileStdoutToStderr(() => loadRoutesFile(paths.routes))
       withFileLocation(file, () =>
-        analyzeRoutes(registrar.routes, new Set(registrar.aliases.keys())),
+        analyzeRoutes(registrar.routes, registrar.aliases),
       )
       const rows = registrar.routes.map(describeRoute)
       output.out(flags.json ? formatJson(rows) : formatTable(rows))
