@@ -51,38 +51,41 @@ async function bundle(
   outfile: string,
 ): Promise<{ inputs: Record<string, string>; code: string; packages: string[] }> {
   try {
-    const result = await build({
-      entryPoints: [file],
-      outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      sourcemap: 'inline',
-      sourcesContent: false,
-      metafile: true,
-      logLevel: 'silent',
-      absWorkingDir: dirname(file),
-      write: false,
-      // Absolute sources: the same code also runs from the cache folder (routes.mjs).
-      sourceRoot: pathToFileURL(dirname(file)).href + '/',
-      // The bundle runs from elsewhere (a temporary file, the cache) and holds every local module:
-      // paths made from import.meta (new URL('./data.json', import.meta.url), createRequire) or
-      // __dirname stay those of the module that wrote them (see fileScope).
-      define: {
-        'import.meta.url': FILE_SCOPE.url,
-        'import.meta.filename': FILE_SCOPE.filename,
-        'import.meta.dirname': FILE_SCOPE.dirname,
-        __filename: FILE_SCOPE.filename,
-        __dirname: FILE_SCOPE.dirname,
-      },
-      plugins: [packagesExternal, fileScope],
-      // A CommonJS module's require() of a package or built-in stays a call at run time, which an
-      // ES module only has through createRequire (else "Dynamic require of "x" is not supported").
-      banner: {
-        js: "import { createRequire as __fwCreateRequire } from 'node:module'\nconst require = __fwCreateRequire(import.meta.url)",
-      },
-    })
+    const result = await restartingBundler(() =>
+      build({
+        entryPoints: [file],
+        outfile,
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        sourcemap: 'inline',
+        sourcesContent: false,
+        metafile: true,
+        logLevel: 'silent',
+        absWorkingDir: dirname(file),
+        write: false,
+        // Absolute sources: the same code also runs from the cache folder (routes.mjs).
+        sourceRoot: pathToFileURL(dirname(file)).href + '/',
+        // The bundle runs from elsewhere (a temporary file, the cache) and holds every local
+        // module: paths made from import.meta (new URL('./data.json', import.meta.url),
+        // createRequire) or __dirname stay those of the module that wrote them (see fileScope).
+        define: {
+          'import.meta.url': FILE_SCOPE.url,
+          'import.meta.filename': FILE_SCOPE.filename,
+          'import.meta.dirname': FILE_SCOPE.dirname,
+          __filename: FILE_SCOPE.filename,
+          __dirname: FILE_SCOPE.dirname,
+        },
+        plugins: [packagesExternal, fileScope],
+        // A CommonJS module's require() of a package or built-in stays a call at run time, which
+        // an ES module only has through createRequire (else "Dynamic require of "x" is not
+        // supported").
+        banner: {
+          js: "import { createRequire as __fwCreateRequire } from 'node:module'\nconst require = __fwCreateRequire(import.meta.url)",
+        },
+      }),
+    )
     const inputs: Record<string, string> = {}
     for (const input of Object.keys(result.metafile.inputs)) {
       const path = resolve(dirname(file), input)
@@ -183,6 +186,24 @@ function userColumn(path: string, line: number, column: number): number {
     return line === onLine && column >= text.length ? column - text.length : column
   } catch {
     return column
+  }
+}
+
+/**
+ * esbuild's build; when its service process is gone (killed, or crashed: every later build would
+ * fail with "The service is no longer running", told as a syntax error in the routes file, and
+ * `fw serve --watch` would never reload again), once more with a new one.
+ */
+async function restartingBundler<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    const gone =
+      error instanceof Error &&
+      /^The service (?:is no longer running|was stopped)/.test(error.message)
+    if (!gone) throw error
+    await stop()
+    return run()
   }
 }
 

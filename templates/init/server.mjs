@@ -1,7 +1,7 @@
 // The production server: the compiled route cache plus the runtime, nothing else (no compiler,
 // bundler or CLI). Build the cache first: `npx fw route:cache build`.
 import { existsSync } from 'node:fs'
-import { createServer } from 'node:http'
+import { createServer, ServerResponse } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { Kernel, attachKernel } from 'fw/runtime'
 
@@ -11,9 +11,29 @@ if (!existsSync(`${routeCache}/routes.mjs`))
   fail(`no route cache in ${routeCache}: run \`npx fw route:cache build\` first`)
 const { default: register } = await import('./.fw/cache/routes.mjs')
 const kernel = await Kernel.boot({ routeCache, register })
+// Once stopping, each response says `Connection: close` and its connection closes after it: a
+// keep-alive client kept busy (a load balancer's pool) would otherwise keep the process serving.
+let stopping = false
+class Response extends ServerResponse {
+  writeHead(...args) {
+    if (stopping) this.shouldKeepAlive = false
+    return super.writeHead(...args)
+  }
+}
 // Requests, "Expect: 100-continue" uploads (the 100 only once the body is read) and what Node
 // cannot parse or would answer itself (malformed, oversized, no Host, CONNECT): JSON errors.
-const server = attachKernel(createServer(), () => kernel)
+// The timeouts of `fw serve`: 20 s for a request's headers (slowloris), 60 s in all, checked
+// every 2 s; idle keep-alive connections kept 65 s, longer than a load balancer's 60 s.
+const server = attachKernel(
+  createServer({
+    ServerResponse: Response,
+    headersTimeout: 20_000,
+    requestTimeout: 60_000,
+    connectionsCheckingInterval: 2_000,
+  }),
+  () => kernel,
+)
+server.keepAliveTimeout = 65_000
 const host = process.env.HOST ?? '127.0.0.1'
 // Decimal digits only, as `fw serve` takes it: Number() would read ' ' as 0 (a random port) and
 // 0x1F90 as 8080.
@@ -24,8 +44,16 @@ server.once('error', (error) => fail(`cannot listen on ${host}:${port}: ${error.
 server.listen(port, host, () => {
   console.log(`listening on http://${host}:${server.address().port}`)
 })
-// Finish the requests in flight, then exit.
-for (const signal of ['SIGTERM', 'SIGINT']) process.once(signal, () => server.close())
+// Finish the requests in flight (for up to 10 s), then exit.
+for (const signal of ['SIGTERM', 'SIGINT']) process.once(signal, stop)
+
+function stop() {
+  stopping = true
+  server.close()
+  // Keep-alive connections turn idle as their last response ends: close them as they do.
+  setInterval(() => server.closeIdleConnections(), 50).unref()
+  setTimeout(() => server.closeAllConnections(), 10_000).unref()
+}
 
 function fail(message) {
   console.error(`error ${message}`)
