@@ -20,7 +20,7 @@ export const throttle: ParamCheck = (params) => {
   if (params === null) return null
   const parts = params.split(',')
   if (parts.length > 2 || !parts.every(positiveInt)) {
-    return 'expects one or two positive integers: throttle:<max requests>[,<window seconds>]'
+    return 'expects one or two positive integers (up to 9 digits): throttle:<max requests>[,<window seconds>]'
   }
   return null
 }

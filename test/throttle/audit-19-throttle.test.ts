@@ -55,6 +55,19 @@ describe('fw route:cache build on a malformed throttle named through r.alias', (
   })
 })
 
+describe('fw route:cache build on a throttle count too large', () => {
+  it('says how many digits a count may have', async () => {
+    const dir = makeProject({
+      'routes.ts': `export default (r) => {\n  r.get('/x', () => 'x', { middleware: ['throttle:1000000000,60'] })\n}\n`,
+    })
+    const result = await runFw(['route:cache', 'build', '--routes', 'routes.ts'], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(lines(result.stderr)[0]).toMatch(
+      /^error routes\.ts:2:\d+: .*throttle:1000000000,60: expects one or two positive integers \(up to 9 digits\)/,
+    )
+  })
+})
+
 describe('fw serve with a malformed throttle in the kernel options of fw.config.mjs', () => {
   it('names fw.config.mjs and the line of its kernel key, as other kernel-option errors do', async () => {
     const dir = makeProject({
