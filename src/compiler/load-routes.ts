@@ -33,7 +33,8 @@ export async function loadRoutesFile(routesFile: string): Promise<LoadedRoutes> 
       hint: 'Pass --routes FILE, or create routes.ts (fw init scaffolds one).',
     })
   }
-  if (statSync(file).isDirectory()) {
+  const stats = statSync(file)
+  if (stats.isDirectory()) {
     throw new FwError(
       'FW_ROUTES_NOT_FOUND',
       `${displayPath(file) || '.'} is a folder, not a routes file`,
@@ -41,6 +42,12 @@ export async function loadRoutesFile(routesFile: string): Promise<LoadedRoutes> 
         hint: 'Pass --routes FILE with the file itself, e.g. --routes routes.ts.',
       },
     )
+  }
+  // A named pipe or a device would be read for ever (the build hung on a FIFO).
+  if (!stats.isFile()) {
+    throw new FwError('FW_ROUTES_NOT_FOUND', `${displayPath(file)} is not a regular file`, {
+      hint: 'Pass --routes FILE with a routes file, e.g. --routes routes.ts.',
+    })
   }
   let imported
   try {

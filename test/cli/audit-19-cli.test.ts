@@ -5,6 +5,7 @@
  * user errors said as a bug in fw or without the file that set the value. The last block pins
  * contract points the other CLI tests do not (host shards, odd cache paths, JSON and .js imports).
  */
+import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -83,6 +84,17 @@ describe('fw route:cache build over a manifest.json of its own that a full disk 
     expect(again.code).toBe(0)
     const manifest = JSON.parse(readFileSync(join(dir, '.fw/cache/manifest.json'), 'utf8'))
     expect(manifest.routeCount).toBe(2)
+  })
+})
+
+describe('fw route:cache build --routes naming a named pipe', () => {
+  // The build read it for ever: a FIFO has no end until something writes and closes it.
+  it.runIf(process.platform !== 'win32')('is a user error at once, not a hang', async () => {
+    const dir = makeProject({})
+    execFileSync('mkfifo', [join(dir, 'routes.mjs')])
+    const { code, stderr } = await build(dir)
+    expect(code).toBe(1)
+    expectOneUserError(stderr, /^error routes\.mjs is not a regular file \[FW_ROUTES_NOT_FOUND\]$/)
   })
 })
 
