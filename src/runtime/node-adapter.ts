@@ -193,12 +193,14 @@ function worthDraining(request: FwRequest): boolean {
 type NodeHeaders = Record<string, string | string[]> | (string | string[])[]
 
 /**
- * A 205 (Reset Content) as sent: without its body. RFC 9110 §15.3.6 forbids content in one, and
- * Node, which drops a 204's or 304's, writes a 205's; its Content-Length becomes 0.
+ * A 204, 205 or 304 as sent: without its body. RFC 9110 §15.3.6 forbids content in a 205, and
+ * Node, which drops a 204's or 304's, writes a 205's (its Content-Length becomes 0). A stream is
+ * closed unread: Node ignores each write to a 204 or 304 at once, so piped it was read to its end
+ * for nothing, and an endless in-memory one never let the event loop run again.
  */
-function resetContent(response: FwResponse): FwResponse {
+function withoutBody(response: FwResponse): FwResponse {
   discardBody(response)
-  return new FwResponse(205, response.headers, null)
+  return new FwResponse(response.status, response.headers, null)
 }
 
 /**
@@ -212,7 +214,9 @@ function send(
   kernel: Kernel,
   rescuing = false,
 ): void {
-  const response = answer.status === 205 && answer.body !== null ? resetContent(answer) : answer
+  const status = answer.status
+  const response =
+    answer.body !== null && (status === 205 || !hasContent(status)) ? withoutBody(answer) : answer
   const body = response.body
   // Everything goes into writeHead, Content-Length included: a setHeader() before it would send
   // Node down its slow path (every header re-validated and stored one by one).
