@@ -19,9 +19,7 @@ export function registerRoutesListCommand(program: Command, output: Output): voi
         await import('../../compiler/index.js')
       const { describeRoute } = await import('../../shared/route-record.js')
       const { registrar, file } = await whileStdoutToStderr(() => loadRoutesFile(paths.routes))
-      withFileLocation(file, () =>
-        analyzeRoutes(registrar.routes, registrar.aliases),
-      )
+      withFileLocation(file, () => analyzeRoutes(registrar.routes, registrar.aliases))
       const rows = registrar.routes.map(describeRoute)
       output.out(flags.json ? formatJson(rows) : formatTable(rows))
     })
