@@ -8,7 +8,7 @@ import { mkdirSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assertBuilt, cleanupProjects, makeProject, REPO_ROOT, runFw } from '../support/project.js'
-import { serveApp, type ServedApp } from '../support/server.js'
+import { listeningPort, serveApp, type ServedApp } from '../support/server.js'
 import { exchange, head, splitAnswers } from '../runtime/kernel/wire.js'
 
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOjF9.c2lnbmF0dXJlc2lnbmF0dXJlc2lnbmF0dXJlc2lnbmF0dXI'
@@ -142,20 +142,7 @@ describe('the scaffolded production server.mjs under hostile HTTP', () => {
       cwd: dir,
       env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent' },
     })
-    port = await new Promise((resolve, reject) => {
-      let text = ''
-      const timer = setTimeout(() => reject(new Error(`server did not start: ${text}`)), 20_000)
-      const onData = (chunk: Buffer): void => {
-        text += chunk.toString()
-        const found = /listening on http:\/\/\S+:(\d+)/.exec(text)
-        if (found) {
-          clearTimeout(timer)
-          resolve(Number(found[1]))
-        }
-      }
-      child.stdout!.on('data', onData)
-      child.stderr!.on('data', onData)
-    })
+    port = await listeningPort(child)
   })
 
   afterAll(() => {

@@ -15,7 +15,7 @@ import { connect } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { assertBuilt, cleanupProjects, makeProject, REPO_ROOT, runFw } from '../support/project.js'
-import { serveApp } from '../support/server.js'
+import { listeningPort, serveApp } from '../support/server.js'
 
 const ROUTES = `import { defineRoutes } from 'fw'
 export default defineRoutes((r) => {
@@ -59,20 +59,7 @@ async function startServer(): Promise<Started> {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   )
-  const port = await new Promise<number>((resolve, reject) => {
-    let text = ''
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${text}`)), 20_000)
-    const onData = (chunk: Buffer): void => {
-      text += chunk.toString()
-      const found = /listening on http:\/\/\S+:(\d+)/.exec(text)
-      if (found) {
-        clearTimeout(timer)
-        resolve(Number(found[1]))
-      }
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-  })
+  const port = await listeningPort(child)
   return { child, port, exited }
 }
 

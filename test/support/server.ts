@@ -136,3 +136,21 @@ export const bearer = (token: string): Record<string, string> => ({
 /** The claims of a JWT, unverified. */
 export const claimsOf = (token: string): Record<string, unknown> =>
   JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
+
+/** The port a scaffolded `server.mjs` child says it listens on ("listening on http://host:port"). */
+export function listeningPort(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let text = ''
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${text}`)), 20_000)
+    const onData = (chunk: Buffer): void => {
+      text += chunk.toString()
+      const found = /listening on http:\/\/\S+:(\d+)/.exec(text)
+      if (found) {
+        clearTimeout(timer)
+        resolve(Number(found[1]))
+      }
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
+  })
+}
