@@ -11,6 +11,7 @@ import { readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isCacheFresh } from '../../src/runtime/load-router.js'
+import type { Manifest } from '../../src/shared/cache-format.js'
 import {
   assertBuilt,
   cleanupProjects,
@@ -224,14 +225,7 @@ describe('a routes file importing fw where fw is not installed and no package.js
 // Contract points the other CLI tests leave open; these pass today.
 describe('the cache layout of a table with a domain group', () => {
   let cache: string
-  let manifest: {
-    formatVersion: number
-    generation: string
-    fingerprint: string
-    contentHash: string
-    routeCount: number
-    shards: { file: string; host: string | null; bucket: string; routes: number; sha256: string }[]
-  }
+  let manifest: Manifest
 
   beforeAll(async () => {
     const dir = makeProject({
