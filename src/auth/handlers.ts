@@ -112,9 +112,14 @@ export function createHandlers(auth: Auth): AuthHandlers {
       assertReadableBody(request)
       const token = text(request, 'token')
       if (token === null) throw badRequest(AUTH_MESSAGES.tokenRequired)
-      const userId = await refreshable(auth, token)
-      if (userId === null) throw badRequest(AUTH_MESSAGES.notEligible)
-      return json({ token: await auth.tokenService().issue(userId) }, 200, NO_STORE)
+      const eligible = await refreshable(auth, token)
+      if (eligible === null) throw badRequest(AUTH_MESSAGES.notEligible)
+      const access = await auth.tokenService().mint(eligible.userId)
+      // A token of a refresh-token session (/rt) hands its place in the family to its successor.
+      const previous = eligible.jti
+      if (previous !== undefined)
+        await storeCall(async () => (await auth.refreshTokens()).replaceAccess(previous, access))
+      return json({ token: access.token }, 200, NO_STORE)
     },
 
     async me(request) {
@@ -234,10 +239,13 @@ export function createHandlers(auth: Auth): AuthHandlers {
 }
 
 /**
- * The user id of a token that verifies, is not revoked and has at most REFRESH_WINDOW seconds
- * left; else null. The old token's jti is revoked, so each token refreshes once.
+ * The user id (and jti) of a token that verifies, is not revoked and has at most REFRESH_WINDOW
+ * seconds left; else null. The old token's jti is revoked, so each token refreshes once.
  */
-async function refreshable(auth: Auth, token: string): Promise<number | null> {
+async function refreshable(
+  auth: Auth,
+  token: string,
+): Promise<{ userId: number; jti?: string } | null> {
   const tokens = auth.tokenService()
   const payload = await tokens.verify(token)
   if (payload === null || payload.exp - tokens.nowSeconds() > REFRESH_WINDOW) return null
@@ -252,8 +260,9 @@ async function refreshable(auth: Auth, token: string): Promise<number | null> {
       !(await revocationCall(async () => (await auth.tokenRevocations()).revoke(jti, payload.exp)))
     )
       return null
+    return { userId, jti }
   }
-  return userId
+  return { userId }
 }
 
 /**

@@ -107,6 +107,16 @@ export class RefreshTokens {
   }
 
   /**
+   * Moves the link of the access token `previousJti` to `access`, which POST /auth/refresh
+   * issued in its place: an access token of a family's session, exchanged there, would otherwise
+   * escape the revocation of that family on theft (and could be exchanged again, every hour).
+   */
+  async replaceAccess(previousJti: string, access: IssuedAccess): Promise<void> {
+    const ref = accessRef(access).access
+    if (ref !== undefined) await this.#store.replaceAccess?.(previousJti, ref)
+  }
+
+  /**
    * Ends the session `token` belongs to (at logout): its whole family is revoked, when `userId`
    * owns it. A record from before rotation has no family to tell its session apart, so then every
    * refresh token of the user is. Resolves false when nothing was revoked.

@@ -114,6 +114,10 @@ async function migrate(query: Query, t: Tables): Promise<void> {
   await query(
     `CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_user_idx ON ${t.refreshTokens} (user_id)`,
   )
+  // POST /auth/refresh moves a family's access-token link by jti (replaceAccess).
+  await query(
+    `CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_access_idx ON ${t.refreshTokens} (access_jti)`,
+  )
   // The hourly purge of expired records (refresh-tokens.ts) reads by expiry.
   await query(
     `CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_expires_idx ON ${t.refreshTokens} (expires_at)`,
@@ -330,6 +334,14 @@ class PostgresRefreshTokenStore implements RefreshTokenStore {
 
   revokeUser(userId: number): Promise<number> {
     return revokeAll((text, values) => this.#pool.query(text, values), this.#t, 'user_id', userId)
+  }
+
+  async replaceAccess(previousJti: string, next: AccessTokenRef): Promise<number> {
+    const result = await this.#pool.query(
+      `UPDATE ${this.#t.refreshTokens} SET access_jti = $1, access_expires_at = $2 WHERE access_jti = $3`,
+      [next.jti, next.expiresAt, previousJti],
+    )
+    return result.rowCount ?? 0
   }
 
   async purgeExpired(now: string): Promise<number> {

@@ -157,7 +157,8 @@ function migrate(db: Db, prepare: Prepare, t: Tables): void {
   })
   db.exec(`CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_family_idx ON ${t.refreshTokens} (family_id);
     CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_user_idx ON ${t.refreshTokens} (user_id);
-    CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_expires_idx ON ${t.refreshTokens} (expires_at);`)
+    CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_expires_idx ON ${t.refreshTokens} (expires_at);
+    CREATE INDEX IF NOT EXISTS ${t.refreshTokens}_access_idx ON ${t.refreshTokens} (access_jti);`)
 }
 
 function addMissingColumns(
@@ -295,6 +296,12 @@ class SqliteRefreshTokenStore implements RefreshTokenStore {
     return this.#prepare(
       `UPDATE ${this.#t.refreshTokens} SET revoked = 1 WHERE user_id = ? AND revoked = 0`,
     ).run(userId).changes
+  }
+
+  async replaceAccess(previousJti: string, next: AccessTokenRef): Promise<number> {
+    return this.#prepare(
+      `UPDATE ${this.#t.refreshTokens} SET access_jti = ?, access_expires_at = ? WHERE access_jti = ?`,
+    ).run(next.jti, next.expiresAt, previousJti).changes
   }
 
   async purgeExpired(now: string): Promise<number> {

@@ -107,6 +107,12 @@ export interface RefreshTokenStore {
   /** Revokes every token of a family; returns how many were still active. */
   revokeFamily(familyId: string): Promise<number>
   revokeUser(userId: number): Promise<number>
+  /**
+   * Records `next` in place of the access token `previousJti` wherever a refresh token holds it
+   * (POST /auth/refresh exchanged one for the other), so a theft of that family revokes `next`
+   * too; returns how many records changed. A store without it leaves such tokens unlinked.
+   */
+  replaceAccess?(previousJti: string, next: AccessTokenRef): Promise<number>
   /** Deletes records that expired before `now`; returns how many. */
   purgeExpired(now: string): Promise<number>
 }

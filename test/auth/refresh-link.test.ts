@@ -1,0 +1,84 @@
+/**
+ * An access token of a refresh-token session (/rt) exchanged at POST /auth/refresh: the token it
+ * gets in return belongs to the same family, so a theft of that family revokes it too (it used to
+ * stay valid for its hour, and could be exchanged again, every hour, after the theft).
+ */
+import pg from 'pg'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createUser, type AuthOptions } from '../../src/auth/auth.js'
+import {
+  POSTGRES_URL,
+  reachable,
+  send,
+  startAuthRun as start,
+  uniquePrefix,
+  type AuthApp,
+  type Reply,
+} from './support.js'
+
+const PASSWORD = 'correct horse battery'
+const pgUp = await reachable(POSTGRES_URL)
+const pgPrefixes: string[] = []
+
+afterAll(async () => {
+  if (pgPrefixes.length === 0) return
+  const client = new pg.Client({ connectionString: POSTGRES_URL })
+  await client.connect()
+  for (const p of pgPrefixes)
+    await client.query(`DROP TABLE IF EXISTS ${p}refresh_tokens, ${p}revoked_tokens, ${p}users`)
+  await client.end()
+})
+
+const me = (app: AuthApp, token: string): Promise<Reply> => send(app, 'GET', '/auth/me', { token })
+const rtRefresh = (app: AuthApp, refreshToken: string): Promise<Reply> =>
+  send(app, 'POST', '/rt/auth/refresh', { json: { refresh_token: refreshToken } })
+
+async function refresh(app: AuthApp, token: string): Promise<string> {
+  const reply = await send(app, 'POST', '/auth/refresh', { json: { token } })
+  expect(reply.status, reply.text).toBe(200)
+  return reply.body.token as string
+}
+
+async function scenario(options: AuthOptions): Promise<void> {
+  let clock = Date.now()
+  const server = await start({ ...options, now: () => clock })
+  const { app } = server
+  try {
+    await createUser(server.auth, { email: 'ada@example.com', name: 'Ada', password: PASSWORD })
+    const credentials = { json: { email: 'ada@example.com', password: PASSWORD } }
+    const session = (await send(app, 'POST', '/rt/auth/login', credentials)).body
+
+    clock += 700_000 // the /rt access token (900 s) has 200 s left: eligible for /auth/refresh
+    const plain = (await send(app, 'POST', '/auth/login', credentials)).body.token as string
+    const exchanged = await refresh(app, session.access_token as string)
+    clock += 3_400_000 // and its successor (3600 s) in turn
+    const again = await refresh(app, exchanged)
+    const ofPlain = await refresh(app, plain)
+    expect((await me(app, again)).status).toBe(200)
+
+    // The owner rotates the refresh token; a thief presents the used one: theft.
+    const rotated = await rtRefresh(app, session.refresh_token as string)
+    expect(rotated.status, rotated.text).toBe(200)
+    expect((await rtRefresh(app, session.refresh_token as string)).status).toBe(401)
+
+    const revoked = await me(app, again)
+    expect(revoked.status, revoked.text).toBe(401)
+    expect(revoked.body.error).toBe('Token revoked')
+    const reply = await send(app, 'POST', '/auth/refresh', { json: { token: again } })
+    expect(reply.status, reply.text).toBe(400)
+    // A token of no refresh-token session is not touched.
+    expect((await me(app, ofPlain)).status).toBe(200)
+  } finally {
+    await server.stop()
+  }
+}
+
+describe('a token exchanged at /auth/refresh stays in its refresh-token family', () => {
+  it('SQLite', () => scenario({ database: 'sqlite::memory:' }))
+
+  it.runIf(pgUp)('PostgreSQL', () => {
+    const tablePrefix = uniquePrefix('rtlink')
+    pgPrefixes.push(tablePrefix)
+    return scenario({ database: POSTGRES_URL, tablePrefix })
+  })
+})
