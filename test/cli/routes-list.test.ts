@@ -1,4 +1,5 @@
 /** `fw routes:list`: the route table as text columns or JSON, from the real binary. */
+import stringWidth from 'string-width'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assertBuilt, cleanupProjects, lines, makeProject, runFw } from '../support/project.js'
 
@@ -118,6 +119,27 @@ describe('fw routes:list', () => {
       ),
       expect.stringMatching(/^ {2}hint: /),
     ])
+  })
+
+  it('aligns columns by terminal cells: wide and combining characters in names and handlers', async () => {
+    const wide = makeProject({
+      'routes.mjs': `export default (r) => {
+  r.get('/a', 'UsersController@show', '用户.详情')
+  r.get('/bb', 'Cafe\u0301Controller@show', 'cafe\u0301')
+  r.get('/ccc', 'X@y', 'plain')
+}
+`,
+    })
+    const { code, stdout } = await runFw(['routes:list', '--routes', 'routes.mjs'], { cwd: wide })
+    expect(code).toBe(0)
+    // Every row's HANDLER starts in the same terminal column as the header's (用 is two cells).
+    const [header = '', ...rows] = lines(stdout).slice(0, -1)
+    const column = (line: string, text: string): number =>
+      stringWidth(line.slice(0, line.indexOf(text)))
+    const handlers = ['UsersController@show', 'Cafe\u0301Controller@show', 'X@y']
+    expect(rows.map((row, i) => column(row, handlers[i]!))).toEqual(
+      handlers.map(() => column(header, 'HANDLER')),
+    )
   })
 
   it('counts one route as "1 route"', async () => {

@@ -1,6 +1,7 @@
 /** `fw routes:list`: the route table as a text table or JSON. */
 import type { Command } from 'commander'
 import pc from 'picocolors'
+import stringWidth from 'string-width'
 import { resolvePaths } from '../config.js'
 import type { Output } from '../output.js'
 import type { RouteRow } from '../../shared/route-record.js'
@@ -52,10 +53,11 @@ function formatTable(rows: RouteRow[]): string {
       escapeControls,
     ),
   )
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
+  // Columns are measured in terminal cells, not UTF-16 units: 用户 takes 4, é as e + U+0301 one.
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => stringWidth(c[i]!))))
   const line = (c: string[]): string =>
     c
-      .map((text, i) => text.padEnd(widths[i]!))
+      .map((text, i) => text + ' '.repeat(widths[i]! - stringWidth(text)))
       .join('  ')
       .trimEnd()
   return [pc.bold(line(header)), ...cells.map(line), pc.dim(count(rows.length, 'route'))].join('\n')
