@@ -6,6 +6,7 @@
 import type { HttpMethod } from '../../shared/methods.js'
 import { lit, type CodeWriter } from './code.js'
 
+/** Writes match() and urlFor() with what they call, after the method functions of `index.mjs`. */
 export function emitMatch(
   out: CodeWriter,
   methods: HttpMethod[],
@@ -16,30 +17,43 @@ export function emitMatch(
     urlChecks,
   }: { explicitHead: boolean; hasHosts: boolean; usesNoneIn: boolean; urlChecks: boolean },
 ): void {
-  const hasGet = methods.includes('GET')
-  if (methods.includes('HEAD')) {
-    out.line('// HEAD: explicit HEAD routes first, then GET routes.')
-    const head = !explicitHead
-      ? 'GET(path, host)'
-      : hasGet
-        ? 'HEAD_ONLY(path, host) ?? GET(path, host)'
-        : 'HEAD_ONLY(path, host)'
-    out.line(`function HEAD(path, host) { return ${head} }`)
-    out.line()
-  }
+  if (methods.includes('HEAD')) emitHead(out, explicitHead, methods.includes('GET'))
   out.line(`const ALLOWABLE = [${methods.map((m) => `[${lit(m)}, ${m}]`).join(', ')}]`)
   out.line()
-  if (usesNoneIn) {
-    out.line(
-      "/** Whether a shard's any-method walk finds nothing (a malformed escape: it may, miss() decides). */",
-    )
-    out.block('function noneIn(any, path, e1, hp) {', () => {
-      out.block('try {', () => out.line('return any(path, e1, hp) === null'), '} catch (error) {')
-      out.line('  return escapeFailed(error)')
-      out.line('}')
-    })
-    out.line()
-  }
+  if (usesNoneIn) emitNoneIn(out)
+  emitMissHandlers(out)
+  emitMatchEntry(out, methods, hasHosts)
+  emitRetries(out, methods)
+  out.line('let NAMES = null')
+  if (urlChecks) emitCheckedUrlFor(out)
+  else emitUrlFor(out)
+}
+
+function emitHead(out: CodeWriter, explicitHead: boolean, hasGet: boolean): void {
+  out.line('// HEAD: explicit HEAD routes first, then GET routes.')
+  const head = !explicitHead
+    ? 'GET(path, host)'
+    : hasGet
+      ? 'HEAD_ONLY(path, host) ?? GET(path, host)'
+      : 'HEAD_ONLY(path, host)'
+  out.line(`function HEAD(path, host) { return ${head} }`)
+  out.line()
+}
+
+function emitNoneIn(out: CodeWriter): void {
+  out.line(
+    "/** Whether a shard's any-method walk finds nothing (a malformed escape: it may, miss() decides). */",
+  )
+  out.block('function noneIn(any, path, e1, hp) {', () => {
+    out.block('try {', () => out.line('return any(path, e1, hp) === null'), '} catch (error) {')
+    out.line('  return escapeFailed(error)')
+    out.line('}')
+  })
+  out.line()
+}
+
+/** escapeFailed(), settled() and miss(): what decides between 404 and 405. */
+function emitMissHandlers(out: CodeWriter): void {
   out.line(
     '/** false for a walk that threw on an escape (a hit may still be there); anything else, such as a damaged cache file, is thrown on. */',
   )
@@ -55,6 +69,10 @@ export function emitMatch(
     out.line("return path.indexOf('%') === -1 ? NOT_FOUND : null"),
   )
   out.line()
+  emitMiss(out)
+}
+
+function emitMiss(out: CodeWriter): void {
   out.line(
     '/** 404 unless some method matches the path (one walk); then the exact 405 allow list. */',
   )
@@ -82,6 +100,18 @@ export function emitMatch(
     out.line('return allow.length === 0 ? NOT_FOUND : { status: 405, allow }')
   })
   out.line()
+}
+
+/** The body of match()'s try: the switch calling the method's function. */
+function emitMethodSwitch(out: CodeWriter, methods: HttpMethod[]): void {
+  out.line('let r = null')
+  out.block('switch (method) {', () => {
+    for (const m of methods) out.line(`case ${lit(m)}: r = ${m}(path, host); break`)
+  })
+  out.line('if (r !== null) return r')
+}
+
+function emitMatchEntry(out: CodeWriter, methods: HttpMethod[], hasHosts: boolean): void {
   out.line('/**')
   out.line(
     ' * Finds the route for a request. `path` is the URL path without its query string; `host` the',
@@ -95,13 +125,6 @@ export function emitMatch(
   )
   out.line(' * This is the hot path: change with care and run `npm run bench`.')
   out.line(' */')
-  const dispatch = (): void => {
-    out.line('let r = null')
-    out.block('switch (method) {', () => {
-      for (const m of methods) out.line(`case ${lit(m)}: r = ${m}(path, host); break`)
-    })
-    out.line('if (r !== null) return r')
-  }
   out.block('export function match(method, path, host) {', () => {
     out.line('if (path.charCodeAt(0) !== 47) return NOT_FOUND')
     out.line(
@@ -113,12 +136,16 @@ export function emitMatch(
         : '// no domain routes: host is not consulted',
     )
     // The cold paths are functions of their own: the less code here, the more V8 inlines.
-    out.block('try {', dispatch, '} catch (error) {')
+    out.block('try {', () => emitMethodSwitch(out, methods), '} catch (error) {')
     out.line('  return failed(error, method, path, host)')
     out.line('}')
     out.line('return unmatched(method, path, host)')
   })
   out.line()
+}
+
+/** match()'s cold paths: failed(), unmatched() and matchNormal(), the normal-form retry. */
+function emitRetries(out: CodeWriter, methods: HttpMethod[]): void {
   out.line('/** A walk threw: match the normal form, or 400 for a malformed escape. */')
   out.block('function failed(error, method, path, host) {', () => {
     out.line(
@@ -139,9 +166,13 @@ export function emitMatch(
     out.line('return miss(path, host)')
   })
   out.line()
+  emitMatchNormal(out, methods)
+}
+
+function emitMatchNormal(out: CodeWriter, methods: HttpMethod[]): void {
   out.line('/** match() of a path in normal form (as normalizePath() gives it). */')
   out.block('function matchNormal(method, path, host) {', () => {
-    out.block('try {', dispatch, '} catch (error) {')
+    out.block('try {', () => emitMethodSwitch(out, methods), '} catch (error) {')
     // A parameter holding a malformed escape (`%4%32` stays as sent) is a 400; so is one that
     // normalizePath() would still rewrite once cut from its path (the escape's context differs).
     out.line(
@@ -152,11 +183,9 @@ export function emitMatch(
     out.line('return miss(path, host)')
   })
   out.line()
-  out.line('let NAMES = null')
-  if (urlChecks) {
-    emitCheckedUrlFor(out)
-    return
-  }
+}
+
+function emitUrlFor(out: CodeWriter): void {
   out.line('/** Builds the URL of a named route: urlFor(name, params?, query?, absolute?). */')
   out.block('export function urlFor(name, params = {}, query = {}, absolute = false) {', () => {
     out.line("NAMES ??= part('./__names.mjs').NAMES")
@@ -179,6 +208,10 @@ function emitCheckedUrlFor(out: CodeWriter): void {
     out.line('return url')
   })
   out.line()
+  emitCheckInPlace(out)
+}
+
+function emitCheckInPlace(out: CodeWriter): void {
   out.line(
     '/** Throws unless each in-place constraint matches its segment of `built`, as match() tests it. */',
   )

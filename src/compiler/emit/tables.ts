@@ -6,7 +6,7 @@ import type { ParamSegment, Segment } from '../../shared/pattern.js'
 import { describeRoute } from '../../shared/route-record.js'
 import type { AnalyzedRoute } from '../analyze.js'
 import { BANNER, lit, propKey } from './code.js'
-import { inPlaceTest } from './walk.js'
+import { inPlaceTest } from './regex-pool.js'
 
 /**
  * `__routes.json` (one route per line) and `__routes.mjs`, which reads it. A record is parsed the

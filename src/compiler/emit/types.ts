@@ -6,18 +6,39 @@
 import { GENERATED_MARK } from '../../shared/cache-format.js'
 import type { ParamSegment } from '../../shared/pattern.js'
 import type { AnalyzedRoute, RouteTable } from '../analyze.js'
+// Types only: ts-morph itself is loaded by emitTypes, when a build is written.
+import type {
+  OptionalKind,
+  SourceFile,
+  TypeAliasDeclarationStructure,
+  VariableDeclarationKind,
+} from 'ts-morph'
 
 const HEADER = `${GENERATED_MARK} — do not edit; rebuild instead.
 // Types of router.mjs: route names and parameters for urlFor, and the shape of match() results.
 `
 
+/** The text of `router.d.mts` for a route table. */
 export async function emitTypes(table: RouteTable): Promise<string> {
   // Loaded only when a build is written: TypeScript takes ~0.4 s to load, and an unchanged
   // build (fw serve restarting, a worker starting) writes nothing.
   const { Project, VariableDeclarationKind } = await import('ts-morph')
   const project = new Project({ useInMemoryFileSystem: true })
   const file = project.createSourceFile('router.d.mts', HEADER)
-  file.addTypeAliases([
+  file.addTypeAliases([...queryTypes(), ...resultTypes()])
+  addRouteInfo(file)
+  addFunctions(file)
+  addUrlGenerationError(file)
+  addConstants(file, VariableDeclarationKind.Const)
+  addRouteParams(file, table)
+  return file.getFullText()
+}
+
+type TypeAlias = OptionalKind<TypeAliasDeclarationStructure>
+
+/** RouteName, and the types of urlFor's query. */
+function queryTypes(): TypeAlias[] {
+  return [
     { name: 'RouteName', isExported: true, type: 'keyof RouteParams' },
     {
       name: 'QueryValue',
@@ -50,6 +71,12 @@ export async function emitTypes(table: RouteTable): Promise<string> {
         '  : V extends (...args: never) => unknown ? QueryValue\n' +
         '  : V extends object ? Query<V> : QueryValue',
     },
+  ]
+}
+
+/** The arguments of urlFor after the name, and what match() returns. */
+function resultTypes(): TypeAlias[] {
+  return [
     {
       name: 'UrlArgs',
       isExported: true,
@@ -70,7 +97,10 @@ export async function emitTypes(table: RouteTable): Promise<string> {
         '| { route: RouteInfo; params: Readonly<Record<string, string | number | null>> }\n' +
         '  | { status: 404 }\n  | { status: 405; allow: string[] }\n  | { status: 400 }',
     },
-  ])
+  ]
+}
+
+function addRouteInfo(file: SourceFile): void {
   file.addInterface({
     name: 'RouteInfo',
     isExported: true,
@@ -84,6 +114,10 @@ export async function emitTypes(table: RouteTable): Promise<string> {
       ['handler', 'string'],
     ].map(([name, type]) => ({ name: name!, type: type!, isReadonly: true })),
   })
+}
+
+/** match(), urlFor(), setBaseUrl() and load(). */
+function addFunctions(file: SourceFile): void {
   file.addFunctions([
     declareFunction(
       'match',
@@ -111,6 +145,9 @@ export async function emitTypes(table: RouteTable): Promise<string> {
     declareFunction('setBaseUrl', [['url', 'string']], 'void'),
     declareFunction('load', [], 'Promise<void>'),
   ])
+}
+
+function addUrlGenerationError(file: SourceFile): void {
   file.addClass({
     name: 'UrlGenerationError',
     isExported: true,
@@ -124,10 +161,14 @@ export async function emitTypes(table: RouteTable): Promise<string> {
       },
     ],
   })
+}
+
+/** routes, FINGERPRINT, FORMAT_VERSION and GENERATION (`kind`: ts-morph's const, loaded late). */
+function addConstants(file: SourceFile, kind: VariableDeclarationKind): void {
   file.addVariableStatement({
     isExported: true,
     hasDeclareKeyword: true,
-    declarationKind: VariableDeclarationKind.Const,
+    declarationKind: kind,
     declarations: [
       { name: 'routes', type: 'readonly RouteInfo[]' },
       { name: 'FINGERPRINT', type: 'string' },
@@ -135,6 +176,10 @@ export async function emitTypes(table: RouteTable): Promise<string> {
       { name: 'GENERATION', type: 'string' },
     ],
   })
+}
+
+/** The RouteParams interface: each named route's parameters. */
+function addRouteParams(file: SourceFile, table: RouteTable): void {
   // The route interface goes in last, as one text insertion: built from 10,000 property
   // structures it would take seconds; written with ts-morph's writer it takes milliseconds.
   // Routes whose parameters have one shape share one type: the last of them has the literal, the
@@ -159,7 +204,6 @@ export async function emitTypes(table: RouteTable): Promise<string> {
       }
     })
   })
-  return file.getFullText()
 }
 
 // The members of TypeScript's `Object` interface (lib.es5.d.ts).
