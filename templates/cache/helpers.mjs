@@ -201,7 +201,7 @@ function constraint(source) {
  * Fills a pre-parsed pattern. `parts` alternates literal text and parameter descriptors
  * `[name, type, regexSource | null, optional]`; `sep` is '/' for paths and '.' for hosts.
  */
-function fill(routeName, parts, params, used, sep) {
+function fill(routeName, parts, params, used, sep, form) {
   let out = ''
   let skipping = false
   for (const part of parts) {
@@ -218,7 +218,7 @@ function fill(routeName, parts, params, used, sep) {
       continue
     }
     if (skipping) throw new UrlGenerationError('FW_URL_PARAM', `urlFor("${routeName}"): "${name}" is given but an optional parameter before it is not`)
-    out += encodeValue(routeName, name, type, source, value, sep)
+    out += encodeValue(routeName, name, type, source, value, sep, form)
   }
   if (skipping && out.length > 1 && out.endsWith('/')) out = out.slice(0, -1)
   return out
@@ -228,8 +228,12 @@ function fill(routeName, parts, params, used, sep) {
  * The text a value puts in the URL. A constraint is tested on the encoded text, in the normal form
  * match() tests it in, so that urlFor's URL matches its route and a value it refuses could not
  * have matched (`{q:[a-z]+%20[a-z]+}` takes 'a b'; `{q:[a-z ]+}` matches no request at all).
+ * A path may hold the sub-delimiters, ':' and '@' as they are or escaped, two URLs match() tells
+ * apart: a value the constraint refuses in the usual encoding is tried in the other spellings
+ * (`{ids:[0-9]+(,[0-9]+)*}` takes '1,2' as `1,2`, `{e:[^/]+@[^/]+}` 'a@b.c' as `a@b.c`).
+ * `form` is the spelling of a constraint tested in place on the whole path (source null here).
  */
-function encodeValue(routeName, name, type, source, value, sep) {
+function encodeValue(routeName, name, type, source, value, sep, form = 0) {
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint') {
     throw invalid(routeName, name, `must be a string or a number, got ${typeof value}`)
   }
@@ -240,12 +244,30 @@ function encodeValue(routeName, name, type, source, value, sep) {
   }
   if (text === '') throw invalid(routeName, name, 'must not be empty')
   if (sep === '.') return encodeHostLabel(routeName, name, type, source, text)
+  if (source === null) return dotSegment(spell(encodeText(routeName, name, text), type === 'regex' ? form : 0))
   const encoded = encodeText(routeName, name, text)
-  if (source !== null && !constraint(source).test(encoded)) {
-    const shown = encoded === text ? `"${text}"` : `"${text}" (in a URL "${encoded}")`
-    throw mismatch(routeName, name, type, source, shown)
+  const re = constraint(source)
+  if (re.test(encoded)) return dotSegment(encoded)
+  for (let other = 1; other < SPELLINGS; other++) {
+    const spelled = spell(encoded, other)
+    if (spelled !== encoded && re.test(spelled)) return dotSegment(spelled)
   }
-  return dotSegment(encoded)
+  const shown = encoded === text ? `"${text}"` : `"${text}" (in a URL "${encoded}")`
+  throw mismatch(routeName, name, type, source, shown)
+}
+
+/** How many spellings spell() knows: 0 encodeURIComponent's, 1 and 2 below. */
+export const SPELLINGS = 3
+
+/**
+ * encodeURIComponent's text in another spelling a path segment may use: 1 keeps the
+ * sub-delimiters, ':' and '@' as they are (RFC 3986 pchar: `$&+,;=:@`), 2 also escapes the ones
+ * encodeURIComponent keeps (`!'()*`). match() keeps each as sent, so a constraint sees the one used.
+ */
+function spell(encoded, form) {
+  if (form === 1) return encoded.replace(/%(?:2[46BC]|3[ABD]|40)/g, (escape) => String.fromCharCode(parseInt(escape.slice(1), 16)))
+  if (form === 2) return encoded.replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
+  return encoded
 }
 
 // A host parameter fills one DNS label: anything else would build a host the route cannot match.
@@ -355,8 +377,11 @@ function parseBase(name, base, given) {
   }
 }
 
-/** urlFor over the table of names: `names[name] = [hostParts | null, pathParts]`. */
-export function buildUrl(names, name, params, query, absolute) {
+/**
+ * urlFor over the table of names: `names[name] = [hostParts | null, pathParts]`; `form`, the
+ * spelling (see spell()) of the values of constraints tested in place, after the build.
+ */
+export function buildUrl(names, name, params, query, absolute, form = 0) {
   const entry = Object.hasOwn(names, name) ? names[name] : undefined
   if (entry === undefined) {
     throw new UrlGenerationError('FW_URL_UNKNOWN_ROUTE', `urlFor: there is no route named "${name}"`)
@@ -364,8 +389,8 @@ export function buildUrl(names, name, params, query, absolute) {
   const given = params ?? {}
   const used = new Set()
   const [hostParts, pathParts] = entry
-  const host = hostParts === null ? null : fill(name, hostParts, given, used, '.')
-  const path = fill(name, pathParts, given, used, '/')
+  const host = hostParts === null ? null : fill(name, hostParts, given, used, '.', 0)
+  const path = fill(name, pathParts, given, used, '/', form)
   for (const key of Object.keys(given)) {
     if (!used.has(key)) {
       throw new UrlGenerationError('FW_URL_PARAM', `urlFor("${name}"): unknown parameter "${key}"; pass query values as the third argument`)

@@ -204,18 +204,32 @@ function emitCheckedUrlFor(out: CodeWriter): void {
     out.line("if (NAMES === null) ({ NAMES, IN_PLACE } = part('./__names.mjs'))")
     out.line('const url = buildUrl(NAMES, name, params, query, absolute)')
     out.line('const checks = IN_PLACE[name]')
-    out.line('if (checks !== undefined) checkInPlace(name, checks, buildUrl(NAMES, name, params))')
-    out.line('return url')
+    out.line('if (checks === undefined) return url')
+    out.line('const problem = inPlaceProblem(name, checks, buildUrl(NAMES, name, params))')
+    out.line('if (problem === null) return url')
+    out.line(
+      "// A value the constraint refuses as encodeURIComponent spells it, in a path's other spellings",
+    )
+    out.line(
+      "// ('@' as is, or '!' escaped): match() tells them apart (see spell() in __helpers.mjs).",
+    )
+    out.block('for (let form = 1; form < SPELLINGS; form++) {', () => {
+      out.line('const built = buildUrl(NAMES, name, params, undefined, false, form)')
+      out.line(
+        'if (inPlaceProblem(name, checks, built) === null) return buildUrl(NAMES, name, params, query, absolute, form)',
+      )
+    })
+    out.line('throw problem')
   })
   out.line()
-  emitCheckInPlace(out)
+  emitInPlaceProblem(out)
 }
 
-function emitCheckInPlace(out: CodeWriter): void {
+function emitInPlaceProblem(out: CodeWriter): void {
   out.line(
-    '/** Throws unless each in-place constraint matches its segment of `built`, as match() tests it. */',
+    '/** The error unless each in-place constraint matches its segment of `built`, as match() tests it. */',
   )
-  out.block('function checkInPlace(name, checks, built) {', () => {
+  out.block('function inPlaceProblem(name, checks, built) {', () => {
     out.line(
       '// As match() sees it: in normal form, without a trailing slash (an empty catch-all).',
     )
@@ -233,8 +247,9 @@ function emitCheckInPlace(out: CodeWriter): void {
       )
       out.line('const problem = `${JSON.stringify(segments[index])} does not match ${source}`')
       out.line(
-        'throw new UrlGenerationError(\'FW_URL_PARAM\', `urlFor("${name}"): parameter "${param}" ${problem}`)',
+        'return new UrlGenerationError(\'FW_URL_PARAM\', `urlFor("${name}"): parameter "${param}" ${problem}`)',
       )
     })
+    out.line('return null')
   })
 }

@@ -26,7 +26,7 @@ export interface PlannedGroup {
 
 const INDEX_HELPERS = ['EMPTY', 'buildUrl', 'cacheDamaged', 'normalizeHost', 'normalizePath']
 /** What urlFor's in-place constraint checks use (only for route sets that have such constraints). */
-const URL_CHECK_HELPERS = ['UrlGenerationError', 'sticky']
+const URL_CHECK_HELPERS = ['SPELLINGS', 'UrlGenerationError', 'sticky']
 
 /** `index.mjs`: method dispatch, host groups, first-segment dispatch to shards, 404/405/400. */
 export function emitIndexModule(

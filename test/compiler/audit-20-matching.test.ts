@@ -1,0 +1,108 @@
+/**
+ * Audit 20: matching and URL generation as a user hits them.
+ *
+ * Regression: urlFor percent-encoded every reserved character of a value (encodeURIComponent),
+ * then tested the constraint on that text. A path may hold the sub-delimiters, ':' and '@' as
+ * they are, and match() tests them as sent, so a constraint written with them
+ * (`{ids:[0-9]+(,[0-9]+)*}`, `{email:[^/@]+@[^/@]+}`) matched `/posts/1,2` while urlFor refused
+ * '1,2' with FW_URL_PARAM ("a value it refuses could not have matched" did not hold).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Registrar } from '../../src/define/registrar.js'
+import { cleanupTempDirs, compileRoutes, noop, type CompiledModule } from '../support/compile.js'
+
+afterAll(() => cleanupTempDirs())
+
+function register(r: Registrar): void {
+  r.get('/posts/{ids:[0-9]+(,[0-9]+)*}', noop, 'posts.many')
+  r.get('/ns/{key:[a-z]+:[a-z]+}', noop, 'ns')
+  r.get('/kv/{pair:[a-z]+=[a-z]+}', noop, 'kv')
+  r.get('/sum/{expr:[0-9]+(\\+[0-9]+)+}', noop, 'sum')
+  r.get('/and/{both:[a-z]+&[a-z]+}', noop, 'and')
+  r.get('/matrix/{m:[a-z]+;v=[0-9]+}', noop, 'matrix')
+  // Tested in place on the path ('$', '^' or a lookbehind in the regex).
+  r.get('/mail/{email:[^/@]+@[^/@]+}', noop, 'mail')
+  r.get('/price/{p:\\$[0-9]+}', noop, 'price')
+  r.get('/at/{h:(?<=at/)@[a-z]+}', noop, 'handle')
+  // A regex written with an escape encodeURIComponent leaves out ('!' is %21 here).
+  r.get('/bang/{b:[a-z]+%21}', noop, 'bang')
+  r.get('/bang2/{b:(?<=/)[a-z]+%21}', noop, 'bang.in-place')
+  // Two constrained values in one path, each in its own spelling.
+  r.get('/two/{a:[a-z]+,[a-z]+}/{b:[a-z]+%2C[a-z]+}', noop, 'two')
+  r.get('/plain/{x}', noop, 'plain')
+}
+
+let m: CompiledModule
+beforeAll(async () => {
+  m = await compileRoutes(register)
+})
+
+/** match() of the path urlFor built, as the route's name and params. */
+function roundTrip(name: string, params: Record<string, string>): unknown {
+  const url = m.urlFor(name, params)
+  const result = m.match('GET', url)
+  return 'route' in result ? { url, name: result.route.name, params: { ...result.params } } : result
+}
+
+describe('urlFor for a constraint written with a sub-delimiter, ":" or "@"', () => {
+  const cases: [string, Record<string, string>, string][] = [
+    ['posts.many', { ids: '1,2,3' }, '/posts/1,2,3'],
+    ['ns', { key: 'app:config' }, '/ns/app:config'],
+    ['kv', { pair: 'a=b' }, '/kv/a=b'],
+    ['sum', { expr: '1+2' }, '/sum/1+2'],
+    ['and', { both: 'a&b' }, '/and/a&b'],
+    ['matrix', { m: 'doc;v=2' }, '/matrix/doc;v=2'],
+    ['mail', { email: 'ann@example.com' }, '/mail/ann@example.com'],
+    ['price', { p: '$5' }, '/price/$5'],
+    ['handle', { h: '@ann' }, '/at/@ann'],
+  ]
+
+  it.each(cases)('%s: match() takes the path with the character as is', (name, params, path) => {
+    const result = m.match('GET', path)
+    expect('route' in result && result.route.name).toBe(name)
+    expect('route' in result && { ...result.params }).toEqual(params)
+  })
+
+  it.each(cases)(
+    '%s: urlFor builds that URL instead of refusing the value',
+    (name, params, path) => {
+      expect(roundTrip(name, params)).toEqual({ url: path, name, params })
+    },
+  )
+
+  it('takes a value a regex with an escape of "!" matches, escaping it as the regex does', () => {
+    expect(m.match('GET', '/bang/hi%21')).toMatchObject({ params: { b: 'hi!' } })
+    expect(roundTrip('bang', { b: 'hi!' })).toEqual({
+      url: '/bang/hi%21',
+      name: 'bang',
+      params: { b: 'hi!' },
+    })
+    expect(roundTrip('bang.in-place', { b: 'hi!' })).toEqual({
+      url: '/bang2/hi%21',
+      name: 'bang.in-place',
+      params: { b: 'hi!' },
+    })
+  })
+
+  it('spells each value of a path for its own constraint', () => {
+    expect(roundTrip('two', { a: 'a,b', b: 'c,d' })).toEqual({
+      url: '/two/a,b/c%2Cd',
+      name: 'two',
+      params: { a: 'a,b', b: 'c,d' },
+    })
+  })
+
+  it('still refuses, with the usual message, a value no spelling lets the constraint match', () => {
+    expect(() => m.urlFor('posts.many', { ids: '1;2' })).toThrow(
+      'urlFor("posts.many"): parameter "ids" "1;2" (in a URL "1%3B2") does not match [0-9]+(,[0-9]+)*',
+    )
+    expect(() => m.urlFor('mail', { email: 'nobody' })).toThrow(
+      'urlFor("mail"): parameter "email" "nobody" does not match [^/@]+@[^/@]+',
+    )
+  })
+
+  it('keeps encoding those characters for a parameter without a constraint', () => {
+    expect(m.urlFor('plain', { x: 'a,b@c:d' })).toBe('/plain/a%2Cb%40c%3Ad')
+    expect(m.urlFor('posts.many', { ids: '12' }, { q: 'a,b' })).toBe('/posts/12?q=a%2Cb')
+  })
+})
