@@ -106,3 +106,15 @@ describe('urlFor for a constraint written with a sub-delimiter, ":" or "@"', () 
     expect(m.urlFor('posts.many', { ids: '12' }, { q: 'a,b' })).toBe('/posts/12?q=a%2Cb')
   })
 })
+
+describe('urlFor arguments of the wrong kind', () => {
+  it('refuses a query or parameters given as a string or a list, instead of reading them by index', () => {
+    expect(() => m.urlFor('plain', { x: 'a' }, 'a=1' as never)).toThrow(
+      'urlFor("plain"): the query (third argument) must be an object of names to values, got string',
+    )
+    expect(() => m.urlFor('plain', ['a'] as never)).toThrow(
+      'urlFor("plain"): the parameters (second argument) must be an object of names to values, got an array',
+    )
+    expect(m.urlFor('plain', { x: 'a' }, null as never)).toBe('/plain/a')
+  })
+})
