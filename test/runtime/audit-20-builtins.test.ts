@@ -14,6 +14,9 @@ const routes: Register = (r) => {
     request_id: request.getAttribute('request_id'),
     trace_id: request.getAttribute('trace.trace_id'),
   }))
+  r.get('/negotiate', (request: FwRequest) => ({ type: request.getAttribute('negotiated.type') }), {
+    middleware: ['negotiate'],
+  })
 }
 
 let trusting: Served // production, loopback trusted (the default)
@@ -155,5 +158,15 @@ describe('the request context from hostile headers', () => {
     expect(await ip('1.2.3.4, 10.0.0.1')).toBe('10.0.0.1')
     expect(await ip('1.2.3.4, unknown')).toBe('127.0.0.1')
     expect(await ip('5.6.7.8, [2001:db8::1]:4711')).toBe('2001:db8::1')
+  })
+
+  it('negotiates the type of a range with parameters (`application/json; charset=utf-8`)', async () => {
+    const type = async (accept: string) =>
+      JSON.parse((await development.send('GET', '/negotiate', { headers: { accept } })).text).type
+    expect(await type('application/json; charset=utf-8')).toBe('application/json')
+    expect(await type('text/html;level=1;q=0.5, text/plain;format=flowed;q=0.9')).toBe('text/plain')
+    // The weight still counts, parameters or not: q=0 refuses.
+    expect(await type('application/json; charset=utf-8; q=0')).toBe(null)
+    expect(await type('image/png; q=1')).toBe(null)
   })
 })

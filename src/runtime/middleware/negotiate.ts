@@ -36,16 +36,17 @@ export function negotiateAlias(params: readonly string[]): Middleware {
 export function negotiate(options: NegotiationOptions = DEFAULT_NEGOTIATION): Middleware {
   const fallback = options.fallbackLocale ?? options.locales[0] ?? 'en'
   return (request, next) => {
+    const accept = firstRanges(request.getHeaderLine('accept'))
     const negotiator = new Negotiator({
       headers: {
-        accept: firstRanges(request.getHeaderLine('accept')),
+        accept,
         'accept-charset': firstRanges(request.getHeaderLine('accept-charset')),
         'accept-language': firstRanges(request.getHeaderLine('accept-language')),
       },
     })
     // One derived request, not three.
     const derived = request.withAttributes({
-      'negotiated.type': negotiator.mediaType(options.types) ?? null,
+      'negotiated.type': negotiator.mediaType(options.types) ?? typeByName(accept, options.types),
       'negotiated.charset': negotiator.charset(options.charsets) ?? null,
       locale: localeOf(negotiator, options.locales) ?? fallback,
     })
@@ -71,6 +72,20 @@ function varied(response: FwResponse): FwResponse {
     ? response
     : response.withHeader('vary', [vary, ...missing].join(', '))
 }
+
+// A range's parameters other than its weight: `;charset=utf-8`, not `;q=0.5` (linear: each match
+// starts at a ';' and stops at the next ';' or ',').
+const PARAMETERS = /;(?![ \t]*[qQ][ \t]*=)[^;,]*/g
+
+/**
+ * The best of `types` with the ranges' parameters left out: negotiator matches a range with
+ * parameters only to a type with the same ones, so `application/json; charset=utf-8`, which
+ * clients send, found no type at all (Laravel's accepts() reads the type alone too).
+ */
+const typeByName = (accept: string | undefined, types: string[]): string | null =>
+  (accept?.includes(';') &&
+    new Negotiator({ headers: { accept: accept.replace(PARAMETERS, '') } }).mediaType(types)) ||
+  null
 
 // negotiator weighs every range of a header against every value offered: 2,000 language ranges
 // against ten locales cost ~12 ms a request. Browsers send under 20; only the first 32 count.
