@@ -43,11 +43,17 @@ export class DurableRevocationList implements RevocationList {
 
   async revoke(jti: string, expiresAt: number): Promise<boolean> {
     if (this.#isEarlier(await this.#loadEarlier(), jti)) return false
-    if (!(await this.#inner.revoke(jti, expiresAt))) return false
     const store = await this.#store()
-    if (store === undefined || expiresAt * 1000 <= this.#now()) return true
+    if (store === undefined || expiresAt * 1000 <= this.#now())
+      return this.#inner.revoke(jti, expiresAt)
+    // The database first, and its insert is the test-and-set: a write that fails (a 503) leaves
+    // the token as it was, so the client's retry revokes it for good. Revoked in memory first, it
+    // was refused at once (the retried logout a 401, the retried refresh a 400) but never written,
+    // and a restart brought it back.
     await this.#purge(store)
-    return store.insert(jti.toLowerCase(), expiresAt)
+    const revoked = await store.insert(jti.toLowerCase(), expiresAt)
+    await this.#inner.revoke(jti, expiresAt)
+    return revoked
   }
 
   isRevoked(jti: string): Promise<boolean> {

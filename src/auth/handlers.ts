@@ -140,9 +140,12 @@ export function createHandlers(auth: Auth): AuthHandlers {
       // Read first, so a malformed body is a 400 before anything is revoked.
       const refreshToken = request.input('refresh_token')
       const userId = request.getAttribute('auth.user_id')
-      await revocationCall(async () => (await auth.tokenRevocations()).revoke(jti, payload.exp))
+      // The session before the token: if either fails (503), the client's retry with the same
+      // token still gets past 'auth' and finishes the logout. Revoked first, the token made that
+      // retry a 401, and the refresh token outlived the logout.
       if (typeof refreshToken === 'string' && typeof userId === 'number')
         await storeCall(async () => (await auth.refreshTokens()).revoke(refreshToken, userId))
+      await revocationCall(async () => (await auth.tokenRevocations()).revoke(jti, payload.exp))
       return noContent()
     },
 

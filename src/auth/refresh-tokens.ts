@@ -118,17 +118,28 @@ export class RefreshTokens {
 
   /**
    * Ends the session `token` belongs to (at logout): its whole family is revoked, when `userId`
-   * owns it. A record from before rotation has no family to tell its session apart, so then every
-   * refresh token of the user is. Resolves false when nothing was revoked.
+   * owns it, its refresh tokens and (as on theft, `revokeAccessTokens`) the access tokens issued
+   * with them that have not expired: one of those left live would be exchanged at POST
+   * /auth/refresh, hour after hour, after the logout. A record from before rotation has no family
+   * to tell its session apart, so then every refresh token of the user is. Resolves false when no
+   * refresh token was revoked.
    */
   async revoke(token: unknown, userId: number): Promise<boolean> {
     if (typeof token !== 'string' || !OPAQUE_TOKEN.test(token)) return false
     const record = await this.#store.find(hashRefreshToken(token))
     if (record === null || record.user_id !== userId) return false
-    const revoked =
+    const [by, value] =
       record.family_id === ''
+        ? (['user_id', userId] as const)
+        : (['family_id', record.family_id] as const)
+    const revoked =
+      by === 'user_id'
         ? await this.#store.revokeUser(userId)
         : await this.#store.revokeFamily(record.family_id)
+    // Read after the refresh tokens are revoked, so a successor rotated meanwhile is in; and
+    // whether or not this call revoked them, so a logout retried after a 503 revokes them too.
+    const live = await this.#store.liveAccessTokens?.(by, value, formatDateTime(this.#now()))
+    if (live !== undefined && live.length > 0) await this.#revokeAccessTokens?.(live)
     return revoked > 0
   }
 

@@ -297,18 +297,7 @@ class PostgresRefreshTokenStore implements RefreshTokenStore {
         // Read after the family is revoked, so a successor inserted meanwhile is in; and whether or
         // not this call revoked it: a theft answered 503 (the revocation list was down) revokes
         // its access tokens when the stolen token is presented again.
-        const live = await query(
-          `SELECT access_jti, access_expires_at FROM ${t.refreshTokens}
-           WHERE family_id = $1 AND access_jti IS NOT NULL
-             AND access_expires_at > extract(epoch FROM $2::timestamp)`,
-          [row.family_id, now],
-        )
-        const accessTokens = live.rows.map(
-          (r: { access_jti: string; access_expires_at: string }): AccessTokenRef => ({
-            jti: r.access_jti,
-            expiresAt: Number(r.access_expires_at),
-          }),
-        )
+        const accessTokens = await liveAccess(query, t, 'family_id', row.family_id, now)
         return { status: 'reused', userId, familyId: row.family_id, accessTokens }
       }
       if (row.revoked || !row.live) return { status: 'invalid' }
@@ -344,6 +333,14 @@ class PostgresRefreshTokenStore implements RefreshTokenStore {
     return result.rowCount ?? 0
   }
 
+  liveAccessTokens(
+    by: 'family_id' | 'user_id',
+    value: string | number,
+    now: string,
+  ): Promise<AccessTokenRef[]> {
+    return liveAccess((text, values) => this.#pool.query(text, values), this.#t, by, value, now)
+  }
+
   async purgeExpired(now: string): Promise<number> {
     const result = await this.#pool.query(
       `DELETE FROM ${this.#t.refreshTokens} WHERE expires_at <= $1::timestamp`,
@@ -375,6 +372,26 @@ async function revokeAll(
     if (!result.rowCount) return total
     total += result.rowCount
   }
+}
+
+/** The access tokens recorded with a family's (or a user's) refresh tokens that expire after `now`. */
+async function liveAccess(
+  query: Query,
+  t: Tables,
+  column: 'family_id' | 'user_id',
+  value: string | number,
+  now: string,
+): Promise<AccessTokenRef[]> {
+  const live = await query(
+    `SELECT access_jti, access_expires_at FROM ${t.refreshTokens}
+     WHERE ${column === 'user_id' ? 'user_id' : 'family_id'} = $1 AND access_jti IS NOT NULL
+       AND access_expires_at > extract(epoch FROM $2::timestamp)`,
+    [value, now],
+  )
+  return live.rows.map((r: { access_jti: string; access_expires_at: string }): AccessTokenRef => ({
+    jti: r.access_jti,
+    expiresAt: Number(r.access_expires_at),
+  }))
 }
 
 async function insertToken(query: Query, t: Tables, record: NewRefreshToken): Promise<void> {

@@ -304,6 +304,18 @@ class SqliteRefreshTokenStore implements RefreshTokenStore {
     ).run(next.jti, next.expiresAt, previousJti).changes
   }
 
+  async liveAccessTokens(
+    by: 'family_id' | 'user_id',
+    value: string | number,
+    now: string,
+  ): Promise<AccessTokenRef[]> {
+    return this.#prepare<[string | number, string], AccessTokenRef>(
+      `SELECT access_jti AS jti, access_expires_at AS expiresAt FROM ${this.#t.refreshTokens}
+         WHERE ${by === 'user_id' ? 'user_id' : 'family_id'} = ? AND access_jti IS NOT NULL
+           AND access_expires_at > CAST(strftime('%s', ?) AS INTEGER)`,
+    ).all(value, now)
+  }
+
   async purgeExpired(now: string): Promise<number> {
     return this.#prepare(`DELETE FROM ${this.#t.refreshTokens} WHERE expires_at <= ?`).run(now)
       .changes

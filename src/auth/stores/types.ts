@@ -113,6 +113,16 @@ export interface RefreshTokenStore {
    * too; returns how many records changed. A store without it leaves such tokens unlinked.
    */
   replaceAccess?(previousJti: string, next: AccessTokenRef): Promise<number>
+  /**
+   * The access tokens recorded with the tokens of a family (or of every family of a user) that
+   * expire after `now`: a logout that ends the session revokes them as a theft does. A store
+   * without it leaves them live until they expire.
+   */
+  liveAccessTokens?(
+    by: 'family_id' | 'user_id',
+    value: string | number,
+    now: string,
+  ): Promise<AccessTokenRef[]>
   /** Deletes records that expired before `now`; returns how many. */
   purgeExpired(now: string): Promise<number>
 }
