@@ -73,9 +73,12 @@ function varied(response: FwResponse): FwResponse {
     : response.withHeader('vary', [vary, ...missing].join(', '))
 }
 
-// A range's parameters other than its weight: `;charset=utf-8`, not `;q=0.5` (linear: each match
-// starts at a ';' and stops at the next ';' or ',').
-const PARAMETERS = /;(?![ \t]*[qQ][ \t]*=)[^;,]*/g
+// A parameter's value as negotiator's parser (content-type) reads it: a token, or a quoted string,
+// which may hold ';' and ',' (`;x="a;q=1"` is no weight, `;x="a,b/c"` no second range).
+const VALUE = String.raw`[ \t]*(?:"(?:[^"\\]|\\[\s\S])*(?:"[^;,]*|\\)?|[^;,]*)`
+// A range's parameters, a weight (`;q=0.5`) captured to stay. Linear: at each ';' the weight is
+// tried first, and a name stops at '=', ';' or ','; a quoted string at its end quote.
+const PARAMETERS = new RegExp(String.raw`(;[ \t]*q[ \t]*=${VALUE})|;[^;,=]*(?:=${VALUE})?`, 'gi')
 
 /**
  * The best of `types` with the ranges' parameters left out: negotiator matches a range with
@@ -84,7 +87,7 @@ const PARAMETERS = /;(?![ \t]*[qQ][ \t]*=)[^;,]*/g
  */
 const typeByName = (accept: string | undefined, types: string[]): string | null =>
   (accept?.includes(';') &&
-    new Negotiator({ headers: { accept: accept.replace(PARAMETERS, '') } }).mediaType(types)) ||
+    new Negotiator({ headers: { accept: accept.replace(PARAMETERS, '$1') } }).mediaType(types)) ||
   null
 
 // negotiator weighs every range of a header against every value offered: 2,000 language ranges
