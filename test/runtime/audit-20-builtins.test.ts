@@ -78,7 +78,7 @@ describe('the production HTTPS redirect of a hostile request', () => {
     ])
   })
 
-  it('reads X-Forwarded-Proto and -Host as the outermost trusted proxy set them', async () => {
+  it('reads the last X-Forwarded-Proto and -Host, as the trusted proxy nearest fw set them', async () => {
     const forwarded = (proto: string, more: string[] = []) =>
       redirectOf(trusting, [
         'GET /attributes HTTP/1.1',
@@ -87,22 +87,15 @@ describe('the production HTTPS redirect of a hostile request', () => {
         ...more,
       ])
     expect((await forwarded('HTTPS'))[0]).toBe(200)
-    // One trusted proxy (the peer): its value is the last; what precedes it the client wrote.
     expect((await forwarded('http, https'))[0]).toBe(200)
     expect(await forwarded('https, http')).toEqual([301, 'https://a.test/attributes'])
-    // A CDN that took https, then a trusted load balancer that took http from it: no redirect
-    // (the last value redirected every request, for ever: a loop behind such a chain).
+    // Two trusted hops in X-Forwarded-For do not make an earlier value count: an outer proxy that
+    // passes the client's own X-Forwarded-Proto on (and appends only to X-Forwarded-For) would
+    // let the client choose it, dodging the production redirect, or the host of absolute URLs.
     const chain = ['X-Forwarded-For: 203.0.113.9, 127.0.0.2']
-    expect((await forwarded('https, http', chain))[0]).toBe(200)
-    expect((await forwarded('http, https', chain))[0]).toBe(301)
-    // The hop before the load balancer is not trusted: its https counts for nothing.
-    const untrusted = ['X-Forwarded-For: 203.0.113.9, 198.51.100.7']
-    expect((await forwarded('https, http', untrusted))[0]).toBe(301)
-    // A proxy that overwrites instead of appending leaves a shorter list: its first value.
-    const three = ['X-Forwarded-For: 1.1.1.1, 127.0.0.3, 127.0.0.2']
-    expect((await forwarded('https, http', three))[0]).toBe(200)
+    expect((await forwarded('https, http', chain))[0]).toBe(301)
     expect(
-      await forwarded('http, http', [...chain, 'X-Forwarded-Host: shop.example, lb.internal']),
+      await forwarded('http', [...chain, 'X-Forwarded-Host: evil.example, shop.example']),
     ).toEqual([301, 'https://shop.example/attributes'])
   })
 })

@@ -203,7 +203,11 @@ export class FwRequest {
   }
 
   getScheme(): 'http' | 'https' {
-    return (this.#cache.scheme ??= uri.resolveScheme(this.#s.headers, this.#s.peer, this.#trust()))
+    return (this.#cache.scheme ??= uri.resolveScheme(
+      this.#s.headers,
+      this.#s.peer,
+      this.isFromTrustedProxy(),
+    ))
   }
 
   isSecure(): boolean {
@@ -257,16 +261,11 @@ export class FwRequest {
     return this.#s.options.trustProxy
   }
 
-  /** The proxy trust when X-Forwarded-* headers count (the peer is a trusted proxy), else null. */
-  #trust(): TrustFunction | null {
-    return this.isFromTrustedProxy() ? this.#s.options.trustProxy : null
-  }
-
   #authority(): uri.Authority {
     return (this.#cache.authority ??= uri.resolveAuthority(
       this.#s.headers,
       this.#s.peer,
-      this.#trust(),
+      this.isFromTrustedProxy(),
       this.#s.origin ?? this.#s.target,
     ))
   }

@@ -5,7 +5,7 @@
  */
 import { isIPv4, isIPv6 } from 'node:net'
 import { badRequest } from '../http-error.js'
-import { lineOf, valuesOf, type HeaderBag } from './headers.js'
+import { lastOf, valuesOf, type HeaderBag } from './headers.js'
 import type { TrustFunction } from './options.js'
 
 /** What the socket tells us, independent of headers. */
@@ -44,63 +44,24 @@ export function isTrustedPeer(peer: Peer, trust: TrustFunction): boolean {
 }
 
 /**
- * The value of a forwarded header (X-Forwarded-Proto, -Host, -Port; `name` lowercase) set by the
- * outermost trusted proxy, the one that saw the client. A proxy that appends puts its own value
- * last, and anything before it came from further away (possibly the client): behind one trusted
- * proxy that is the last value; behind a chain of them (a CDN on https, then a load balancer on
- * http: `https, http`) the entry as many places from the right as the chain has trusted proxies,
- * counted through X-Forwarded-For as client_ip reads it. A shorter list (proxies that overwrite
- * the header instead) gives its first value.
+ * The last value of a forwarded header. A proxy that appends puts its own value last; anything
+ * before it came from further away (possibly the client), so the last one is the one our trusted
+ * peer vouches for. `name` is lowercase.
  */
-export function trustedForwarded(
-  headers: HeaderBag,
-  name: string,
-  trust: TrustFunction,
-): string | undefined {
-  const line = lineOf(headers, name)
-  // indexOf first: one value (no list) is what nearly every request through a proxy carries.
-  if (line.indexOf(',') === -1) return line.trim() || undefined
-  const values = line.split(',')
-  const at = Math.max(0, values.length - trustedProxies(headers, trust))
-  return values[at]!.trim() || undefined
-}
-
-// X-Forwarded-For hops read at most (client-ip.ts: proxy-addr parses each it is asked about).
-export const MAX_HOPS = 32
-
-/** How many proxies, the trusted socket peer first, passed the request on: at least 1. */
-function trustedProxies(headers: HeaderBag, trust: TrustFunction): number {
-  const hops = lineOf(headers, 'x-forwarded-for').split(',')
-  let count = 1
-  // hops[0] is the client unless every hop is trusted: then proxy-addr names it the client too.
-  for (let i = hops.length - 1; i > 0 && count < MAX_HOPS; i--) {
-    const address = unmapAddress(withoutPort(hops[i]!))!
-    if (address === '' || !trust(address, count)) break
-    count++
-  }
-  return count
-}
-
-const IPV4_WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/
-
-/** An X-Forwarded-For entry without its port or IPv6 brackets (`[::1]:80`, `1.2.3.4:5678`). */
-export function withoutPort(entry: string): string {
-  const hop = entry.trim()
-  if (hop.charCodeAt(0) === 91) {
-    const close = hop.indexOf(']')
-    return close === -1 ? hop : hop.slice(1, close)
-  }
-  return IPV4_WITH_PORT.exec(hop)?.[1] ?? hop
+export function lastForwarded(headers: HeaderBag, name: string): string | undefined {
+  // The last element of all field lines joined with ',' is the last element of the last line.
+  const line = lastOf(headers, name)
+  if (line === undefined) return undefined
+  // indexOf first: lastIndexOf is a call into the runtime, several times slower.
+  const last = line.indexOf(',') === -1 ? line : line.slice(line.lastIndexOf(',') + 1)
+  const value = last.trim()
+  return value === '' ? undefined : value
 }
 
 /** 'https' or 'http'. */
-export function resolveScheme(
-  headers: HeaderBag,
-  peer: Peer,
-  trust: TrustFunction | null,
-): 'http' | 'https' {
-  if (trust !== null) {
-    const forwarded = trustedForwarded(headers, 'x-forwarded-proto', trust)
+export function resolveScheme(headers: HeaderBag, peer: Peer, trusted: boolean): 'http' | 'https' {
+  if (trusted) {
+    const forwarded = lastForwarded(headers, 'x-forwarded-proto')
     if (forwarded === 'https' || forwarded === 'http') return forwarded
     const proto = forwarded?.toLowerCase()
     if (proto !== undefined && SCHEMES.has(proto)) return proto as 'http' | 'https'
@@ -118,22 +79,16 @@ export function resolveScheme(
 export function resolveAuthority(
   headers: HeaderBag,
   peer: Peer,
-  /** The proxy trust when the socket peer is a trusted proxy, else null. */
-  trust: TrustFunction | null,
+  trusted: boolean,
   /** The request target, or the `scheme://host` standing for it (RequestState.origin). */
   target: string,
 ): Authority {
   // Host is checked even when the target or a proxy names the host instead: §3.2 refuses such a
   // message outright, and a front end that read the other Host line may have routed it elsewhere.
   const host = hostHeader(headers)
-  const forwarded = (name: string): string | undefined =>
-    trust === null ? undefined : trustedForwarded(headers, name, trust)
-  const authority =
-    parseHost(forwarded('x-forwarded-host')) ??
-    targetAuthority(target) ??
-    host ??
-    localAuthority(peer)
-  const port = parsePort(forwarded('x-forwarded-port'))
+  const forwarded = trusted ? parseHost(lastForwarded(headers, 'x-forwarded-host')) : null
+  const authority = forwarded ?? targetAuthority(target) ?? host ?? localAuthority(peer)
+  const port = trusted ? parsePort(lastForwarded(headers, 'x-forwarded-port')) : null
   return port === null ? authority : { host: authority.host, port }
 }
 
