@@ -115,10 +115,15 @@ export function createHandlers(auth: Auth): AuthHandlers {
       const eligible = await refreshable(auth, token)
       if (eligible === null) throw badRequest(AUTH_MESSAGES.notEligible)
       const access = await auth.tokenService().mint(eligible.userId)
-      // A token of a refresh-token session (/rt) hands its place in the family to its successor.
+      // A token of a refresh-token session (/rt) hands its place in the family to its successor;
+      // of a session a theft or a logout ended (its revocation list write failed, or raced this
+      // refresh), none is issued.
       const previous = eligible.jti
-      if (previous !== undefined)
-        await storeCall(async () => (await auth.refreshTokens()).replaceAccess(previous, access))
+      if (
+        previous !== undefined &&
+        !(await storeCall(async () => (await auth.refreshTokens()).replaceAccess(previous, access)))
+      )
+        throw badRequest(AUTH_MESSAGES.notEligible)
       return json({ token: access.token }, 200, NO_STORE)
     },
 

@@ -108,12 +108,14 @@ export class RefreshTokens {
 
   /**
    * Moves the link of the access token `previousJti` to `access`, which POST /auth/refresh
-   * issued in its place: an access token of a family's session, exchanged there, would otherwise
+   * issues in its place: an access token of a family's session, exchanged there, would otherwise
    * escape the revocation of that family on theft (and could be exchanged again, every hour).
+   * Resolves false when that family is revoked (then `access` must not be issued).
    */
-  async replaceAccess(previousJti: string, access: IssuedAccess): Promise<void> {
+  async replaceAccess(previousJti: string, access: IssuedAccess): Promise<boolean> {
     const ref = accessRef(access).access
-    if (ref !== undefined) await this.#store.replaceAccess?.(previousJti, ref)
+    if (ref === undefined || this.#store.replaceAccess === undefined) return true
+    return (await this.#store.replaceAccess(previousJti, ref)) !== 'revoked'
   }
 
   /**

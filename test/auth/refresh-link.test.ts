@@ -6,6 +6,7 @@
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createUser, type AuthOptions } from '../../src/auth/auth.js'
+import { MemoryRevocationList, type RevocationList } from '../../src/auth/revocation.js'
 import {
   POSTGRES_URL,
   reachable,
@@ -80,5 +81,57 @@ describe('a token exchanged at /auth/refresh stays in its refresh-token family',
     const tablePrefix = uniquePrefix('rtlink')
     pgPrefixes.push(tablePrefix)
     return scenario({ database: POSTGRES_URL, tablePrefix })
+  })
+})
+
+/** A revocation list whose writes fail while `down` is set (a Redis outage, say). */
+class FlakyRevocations implements RevocationList {
+  down = false
+  readonly #inner: MemoryRevocationList
+  constructor(now: () => number) {
+    this.#inner = new MemoryRevocationList({ now })
+  }
+  revoke(jti: string, expiresAt: number): Promise<boolean> {
+    if (this.down) return Promise.reject(new Error('revocation list unreachable'))
+    return this.#inner.revoke(jti, expiresAt)
+  }
+  isRevoked(jti: string): Promise<boolean> {
+    return this.#inner.isRevoked(jti)
+  }
+}
+
+async function afterFailedTheft(options: AuthOptions): Promise<void> {
+  let clock = Date.now()
+  const revocations = new FlakyRevocations(() => clock)
+  const server = await start({ ...options, revocations, now: () => clock })
+  const { app } = server
+  try {
+    await createUser(server.auth, { email: 'bo@example.com', name: 'Bo', password: PASSWORD })
+    const credentials = { json: { email: 'bo@example.com', password: PASSWORD } }
+    const session = (await send(app, 'POST', '/rt/auth/login', credentials)).body
+    const rotated = (await rtRefresh(app, session.refresh_token as string)).body
+    // The theft is detected and the family revoked, but its access tokens could not be listed.
+    revocations.down = true
+    expect((await rtRefresh(app, session.refresh_token as string)).status).toBe(503)
+    revocations.down = false
+
+    clock += 700_000 // both access tokens now have 200 s left
+    for (const token of [session.access_token, rotated.access_token] as string[]) {
+      const reply = await send(app, 'POST', '/auth/refresh', { json: { token } })
+      // Regression: 200, a token of the stolen session that nothing would revoke.
+      expect(reply.status, reply.text).toBe(400)
+    }
+  } finally {
+    await server.stop()
+  }
+}
+
+describe('/auth/refresh of a token whose refresh-token family is revoked', () => {
+  it('SQLite', () => afterFailedTheft({ database: 'sqlite::memory:' }))
+
+  it.runIf(pgUp)('PostgreSQL', () => {
+    const tablePrefix = uniquePrefix('rtlink')
+    pgPrefixes.push(tablePrefix)
+    return afterFailedTheft({ database: POSTGRES_URL, tablePrefix })
   })
 })

@@ -6,12 +6,14 @@
  */
 import pg from 'pg'
 import {
+  accessMove,
   DuplicateEmailError,
   emailLookupKeys,
   normalizeEmail,
   parseRoles,
   tableNames,
   type Database,
+  type AccessMove,
   type AccessTokenRef,
   type NewRefreshToken,
   type NextRefreshToken,
@@ -325,12 +327,15 @@ class PostgresRefreshTokenStore implements RefreshTokenStore {
     return revokeAll((text, values) => this.#pool.query(text, values), this.#t, 'user_id', userId)
   }
 
-  async replaceAccess(previousJti: string, next: AccessTokenRef): Promise<number> {
-    const result = await this.#pool.query(
-      `UPDATE ${this.#t.refreshTokens} SET access_jti = $1, access_expires_at = $2 WHERE access_jti = $3`,
+  async replaceAccess(previousJti: string, next: AccessTokenRef): Promise<AccessMove> {
+    // The UPDATE waits for a theft's or a logout's transaction holding the row: it reads the
+    // revocation that transaction made, or that transaction reads `next` (no window between).
+    const { rows } = await this.#pool.query(
+      `UPDATE ${this.#t.refreshTokens} SET access_jti = $1, access_expires_at = $2 WHERE access_jti = $3
+       RETURNING revoked`,
       [next.jti, next.expiresAt, previousJti],
     )
-    return result.rowCount ?? 0
+    return accessMove(rows.map((r: { revoked: boolean }) => r.revoked))
   }
 
   liveAccessTokens(

@@ -7,12 +7,14 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import {
+  accessMove,
   DuplicateEmailError,
   emailLookupKeys,
   normalizeEmail,
   parseRoles,
   tableNames,
   type Database,
+  type AccessMove,
   type AccessTokenRef,
   type NewRefreshToken,
   type NextRefreshToken,
@@ -298,10 +300,12 @@ class SqliteRefreshTokenStore implements RefreshTokenStore {
     ).run(userId).changes
   }
 
-  async replaceAccess(previousJti: string, next: AccessTokenRef): Promise<number> {
-    return this.#prepare(
-      `UPDATE ${this.#t.refreshTokens} SET access_jti = ?, access_expires_at = ? WHERE access_jti = ?`,
-    ).run(next.jti, next.expiresAt, previousJti).changes
+  async replaceAccess(previousJti: string, next: AccessTokenRef): Promise<AccessMove> {
+    const rows = this.#prepare<[string, number, string], { revoked: number }>(
+      `UPDATE ${this.#t.refreshTokens} SET access_jti = ?, access_expires_at = ? WHERE access_jti = ?
+         RETURNING revoked`,
+    ).all(next.jti, next.expiresAt, previousJti)
+    return accessMove(rows.map((r) => r.revoked !== 0))
   }
 
   async liveAccessTokens(

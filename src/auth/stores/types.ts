@@ -65,6 +65,9 @@ export interface AccessTokenRef {
   expiresAt: number
 }
 
+/** What `RefreshTokenStore.replaceAccess` found. */
+export type AccessMove = 'moved' | 'revoked' | 'none'
+
 export interface NewRefreshToken {
   userId: number
   tokenHash: string
@@ -110,9 +113,11 @@ export interface RefreshTokenStore {
   /**
    * Records `next` in place of the access token `previousJti` wherever a refresh token holds it
    * (POST /auth/refresh exchanged one for the other), so a theft of that family revokes `next`
-   * too; returns how many records changed. A store without it leaves such tokens unlinked.
+   * too. Resolves 'revoked' when that refresh token's family is revoked (a theft or a logout
+   * ended the session: `next` must not be issued), 'moved', or 'none' when no refresh token holds
+   * `previousJti`. A store without it leaves such tokens unlinked.
    */
-  replaceAccess?(previousJti: string, next: AccessTokenRef): Promise<number>
+  replaceAccess?(previousJti: string, next: AccessTokenRef): Promise<AccessMove>
   /**
    * The access tokens recorded with the tokens of a family (or of every family of a user) that
    * expire after `now`: a logout that ends the session revokes them as a theft does. A store
@@ -180,6 +185,11 @@ export function emailLookupKeys(email: string): string[] {
 }
 
 /** `Y-m-d H:i:s` in UTC (spec "Refresh-token record"). */
+/** What replaceAccess found, from the revoked flag of each record it moved. */
+export function accessMove(revoked: readonly boolean[]): AccessMove {
+  return revoked.length === 0 ? 'none' : revoked.includes(true) ? 'revoked' : 'moved'
+}
+
 export function formatDateTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
 }
