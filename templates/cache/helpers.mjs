@@ -396,9 +396,10 @@ export function buildUrl(names, name, params, query, absolute, form = 0) {
   if (entry === undefined) {
     throw new UrlGenerationError('FW_URL_UNKNOWN_ROUTE', `urlFor: there is no route named "${name}"`)
   }
-  const given = params ?? {}
+  // Falsy stands for none (`cond && { page }`), as it always has.
+  const given = params || {}
   checkObject(name, 'the parameters (second argument)', given)
-  if (query !== undefined && query !== null) checkObject(name, 'the query (third argument)', query)
+  if (query) checkObject(name, 'the query (third argument)', query)
   const used = new Set()
   const [hostParts, pathParts] = entry
   const host = hostParts === null ? null : fill(name, hostParts, given, used, '.', 0)

@@ -116,5 +116,7 @@ describe('urlFor arguments of the wrong kind', () => {
       'urlFor("plain"): the parameters (second argument) must be an object of names to values, got an array',
     )
     expect(m.urlFor('plain', { x: 'a' }, null as never)).toBe('/plain/a')
+    // A falsy query stands for none, as it always has (`cond && { page: 2 }`).
+    expect(m.urlFor('plain', { x: 'a' }, false as never)).toBe('/plain/a')
   })
 })
