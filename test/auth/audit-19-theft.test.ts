@@ -22,7 +22,7 @@ import {
   send,
   startAuthRun as start,
   type AuthRun as Run,
-  uniquePrefix,
+  pgTables,
   type AuthApp,
   type Reply,
 } from './support.js'
@@ -30,24 +30,13 @@ import {
 const PASSWORD = 'correct horse battery'
 const REDIS_PREFIX = `fw:test:audit19:${randomUUID()}:`
 const [pgUp, redisUp] = await Promise.all([reachable(POSTGRES_URL), reachable(REDIS_URL)])
-const pgPrefixes: string[] = []
+const tables = pgTables('audit19')
 
 afterAll(async () => {
   cleanupTempDirs()
   if (redisUp) await deleteKeys(REDIS_URL, REDIS_PREFIX)
-  if (pgPrefixes.length === 0) return
-  const client = new pg.Client({ connectionString: POSTGRES_URL })
-  await client.connect()
-  for (const p of pgPrefixes)
-    await client.query(`DROP TABLE IF EXISTS ${p}refresh_tokens, ${p}revoked_tokens, ${p}users`)
-  await client.end()
+  await tables.drop()
 })
-
-function pgTablePrefix(): string {
-  const prefix = uniquePrefix('audit19')
-  pgPrefixes.push(prefix)
-  return prefix
-}
 
 const me = (app: AuthApp, token: string): Promise<Reply> => send(app, 'GET', '/auth/me', { token })
 
@@ -133,7 +122,7 @@ describe('a refresh-token theft revokes the access tokens of the family', () => 
   })
 
   it.runIf(pgUp)('on the PostgreSQL store, also after a restart', async () => {
-    const options = { database: POSTGRES_URL, tablePrefix: pgTablePrefix() }
+    const options = { database: POSTGRES_URL, tablePrefix: tables.next() }
     const first = await start(options)
     let latest: string
     try {
@@ -207,7 +196,7 @@ describe('tables from before the access tokens were recorded are migrated on ope
   })
 
   it.runIf(pgUp)('PostgreSQL', async () => {
-    const tablePrefix = pgTablePrefix()
+    const tablePrefix = tables.next()
     const token = randomBytes(32).toString('hex')
     const client = new pg.Client({ connectionString: POSTGRES_URL })
     await client.connect()

@@ -9,7 +9,6 @@
  */
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
-import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createUser, type AuthOptions } from '../../src/auth/auth.js'
 import { cleanupTempDirs, tempDir } from '../support/compile.js'
@@ -18,23 +17,18 @@ import {
   reachable,
   send,
   startAuthRun as start,
-  uniquePrefix,
+  pgTables,
   type AuthApp,
   type Reply,
 } from './support.js'
 
 const PASSWORD = 'correct horse battery'
 const pgUp = await reachable(POSTGRES_URL)
-const pgPrefixes: string[] = []
+const tables = pgTables('audit20')
 
 afterAll(async () => {
   cleanupTempDirs()
-  if (pgPrefixes.length === 0) return
-  const client = new pg.Client({ connectionString: POSTGRES_URL })
-  await client.connect()
-  for (const p of pgPrefixes)
-    await client.query(`DROP TABLE IF EXISTS ${p}refresh_tokens, ${p}revoked_tokens, ${p}users`)
-  await client.end()
+  await tables.drop()
 })
 
 const me = (app: AuthApp, token: string): Promise<Reply> => send(app, 'GET', '/auth/me', { token })
@@ -139,8 +133,7 @@ describe('a logout with a refresh_token revokes the live access tokens of its se
   })
 
   it.runIf(pgUp)('PostgreSQL, also after a restart', async () => {
-    const tablePrefix = uniquePrefix('audit20')
-    pgPrefixes.push(tablePrefix)
+    const tablePrefix = tables.next()
     const options = { database: POSTGRES_URL, tablePrefix }
     const { dead, clock } = await scenario(options)
     const again = await start({ ...options, now: () => clock })

@@ -3,7 +3,6 @@
  * gets in return belongs to the same family, so a theft of that family revokes it too (it used to
  * stay valid for its hour, and could be exchanged again, every hour, after the theft).
  */
-import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createUser, type AuthOptions } from '../../src/auth/auth.js'
 import { MemoryRevocationList, type RevocationList } from '../../src/auth/revocation.js'
@@ -12,22 +11,17 @@ import {
   reachable,
   send,
   startAuthRun as start,
-  uniquePrefix,
+  pgTables,
   type AuthApp,
   type Reply,
 } from './support.js'
 
 const PASSWORD = 'correct horse battery'
 const pgUp = await reachable(POSTGRES_URL)
-const pgPrefixes: string[] = []
+const tables = pgTables('rtlink')
 
 afterAll(async () => {
-  if (pgPrefixes.length === 0) return
-  const client = new pg.Client({ connectionString: POSTGRES_URL })
-  await client.connect()
-  for (const p of pgPrefixes)
-    await client.query(`DROP TABLE IF EXISTS ${p}refresh_tokens, ${p}revoked_tokens, ${p}users`)
-  await client.end()
+  await tables.drop()
 })
 
 const me = (app: AuthApp, token: string): Promise<Reply> => send(app, 'GET', '/auth/me', { token })
@@ -78,8 +72,7 @@ describe('a token exchanged at /auth/refresh stays in its refresh-token family',
   it('SQLite', () => scenario({ database: 'sqlite::memory:' }))
 
   it.runIf(pgUp)('PostgreSQL', () => {
-    const tablePrefix = uniquePrefix('rtlink')
-    pgPrefixes.push(tablePrefix)
+    const tablePrefix = tables.next()
     return scenario({ database: POSTGRES_URL, tablePrefix })
   })
 })
@@ -130,8 +123,7 @@ describe('/auth/refresh of a token whose refresh-token family is revoked', () =>
   it('SQLite', () => afterFailedTheft({ database: 'sqlite::memory:' }))
 
   it.runIf(pgUp)('PostgreSQL', () => {
-    const tablePrefix = uniquePrefix('rtlink')
-    pgPrefixes.push(tablePrefix)
+    const tablePrefix = tables.next()
     return afterFailedTheft({ database: POSTGRES_URL, tablePrefix })
   })
 })

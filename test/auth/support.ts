@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import { createConnection, type AddressInfo } from 'node:net'
+import pg from 'pg'
 import { createAuth, type Auth, type AuthOptions } from '../../src/auth/auth.js'
 import { authRoutes } from '../../src/auth/routes.js'
 import type { Registrar } from '../../src/define/registrar.js'
@@ -93,6 +94,33 @@ export function post(
 /** A table prefix no other test file uses. */
 export function uniquePrefix(name: string): string {
   return `t_${name}_${process.pid}_${randomBytes(3).toString('hex')}_`
+}
+
+/**
+ * Table prefixes for a test file's PostgreSQL stores: `next()` makes one, `drop()` (in afterAll)
+ * drops the tables fw made under each.
+ */
+export function pgTables(name: string): { next(): string; drop(): Promise<void> } {
+  const made: string[] = []
+  return {
+    next() {
+      made.push(uniquePrefix(name))
+      return made.at(-1)!
+    },
+    async drop() {
+      if (made.length === 0) return
+      const client = new pg.Client({ connectionString: POSTGRES_URL })
+      await client.connect()
+      try {
+        for (const p of made)
+          await client.query(
+            `DROP TABLE IF EXISTS ${p}refresh_tokens, ${p}revoked_tokens, ${p}users`,
+          )
+      } finally {
+        await client.end()
+      }
+    },
+  }
 }
 
 // In CI the real services must be there: tests using them run (and fail) instead of skipping.
