@@ -119,10 +119,12 @@ export class UrlSigner {
     const canonical = canonicalQuery(pairs.filter(([k]) => k !== '_sig'))
     const path = canonicalPath(request.getPath())
     const payloads = [
-      payloadOf(path, canonical),
       payloadOf(`//${hostOf(request.getHost())}${path}`, canonical),
       payloadOf(`${request.getSchemeAndHttpHost()}${path}`, canonical),
     ]
+    // A path signed alone starts with one '/': read alone, `//acme.example.com/invoice/1` is the
+    // payload of acme's link, which then verified on any host (a root catch-all takes that path).
+    if (!path.startsWith('//')) payloads.push(payloadOf(path, canonical))
     // A signature that is not 64 hex digits (either case) matches no key: 403 like any wrong one.
     const text = sig[0]![1]
     const given = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : null
