@@ -17,6 +17,7 @@ import {
   BAD_REQUEST,
   EXPECTATION_FAILED,
   jsonErrorHeaders,
+  lingerOnClose,
   refusalOf,
   refuse,
 } from './wire-errors.js'
@@ -51,8 +52,10 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
   const reply = (response: FwResponse, request: FwRequest, res: ServerResponse): void => {
     if (request.needsCleanup()) removeUploadsAfter(request, res, current())
     try {
-      if (!request.isBodyLoaded() && !res.req.complete && !worthDraining(request))
+      if (!request.isBodyLoaded() && !res.req.complete && !worthDraining(request)) {
         res.shouldKeepAlive = false
+        lingerOnClose(res.socket)
+      }
       send(res, response, request, current())
     } catch (error) {
       // Node refused the response (a header value with a line break, an invalid status). A
@@ -68,6 +71,9 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
     answerFailure(error, res, undefined, current(), 'The kernel failed to answer')
   }
   return (req, res) => {
+    // A request read while the connection lingers (after its last response): no one will read
+    // its answer, and the handler must not run for it.
+    if (req.socket.writableEnded) return void req.socket.destroy()
     const refusal = refusalOf(req) ?? (expectContinue ? otherExpectation(req) : null)
     if (refusal !== null) return refuse(res, refusal)
     const kernel = current()

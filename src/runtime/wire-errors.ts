@@ -7,6 +7,7 @@
  * Answers go out in request order (RFC 9112 §9.3.2). `attachKernel` (node-adapter.ts) wires them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { ERROR_HEADERS } from './error-boundary.js'
 import { isName } from './request/headers.js'
@@ -85,8 +86,30 @@ function headerEntryLimit(req: IncomingMessage): number {
  */
 export function refuse(res: ServerResponse, [status, message]: Refusal): void {
   const body = JSON.stringify({ error: message, code: status })
+  lingerOnClose(res.socket)
   res.writeHead(status, { ...jsonErrorHeaders(body), connection: 'close' })
   res.end(body)
+}
+
+// How long a connection closed with request bytes unread is still read from (Apache lingers 2 s).
+const LINGER_MS = 2000
+
+/**
+ * Makes Node close `socket` in stages once the response is sent (RFC 9112 §9.6), when the client
+ * may still be sending (a body not read: a 413 for a declared length over the limit): a close
+ * with bytes unread makes the system send a reset, and the client's system then drops the
+ * response before it is read (EPIPE/ECONNRESET instead of the 413). Half-closed, the connection
+ * is read (and the bytes discarded) until the client closes its side or LINGER_MS pass.
+ */
+export function lingerOnClose(socket: Socket | null): void {
+  if (socket === null) return
+  // Node calls it after the last response on the connection (resOnFinish).
+  socket.destroySoon = () => {
+    socket.end()
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS)
+    socket.once('end', () => socket.destroy())
+    socket.once('close', () => clearTimeout(timer))
+  }
 }
 
 /**
