@@ -7,6 +7,7 @@
 import pg from 'pg'
 import {
   accessMove,
+  refreshTokenRow,
   DuplicateEmailError,
   emailLookupKeys,
   normalizeEmail,
@@ -403,13 +404,6 @@ async function insertToken(query: Query, t: Tables, record: NewRefreshToken): Pr
   await query(
     `INSERT INTO ${t.refreshTokens} (user_id, token, expires_at, family_id, access_jti, access_expires_at)
        VALUES ($1, $2, $3::timestamp, $4, $5, $6)`,
-    [
-      record.userId,
-      record.tokenHash,
-      record.expiresAt,
-      record.familyId,
-      record.access?.jti ?? null,
-      record.access?.expiresAt ?? null,
-    ],
+    refreshTokenRow(record),
   )
 }

@@ -8,6 +8,7 @@ import { dirname } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import {
   accessMove,
+  refreshTokenRow,
   DuplicateEmailError,
   emailLookupKeys,
   normalizeEmail,
@@ -329,14 +330,7 @@ class SqliteRefreshTokenStore implements RefreshTokenStore {
     this.#prepare(
       `INSERT INTO ${this.#t.refreshTokens} (user_id, token, expires_at, family_id, access_jti, access_expires_at)
          VALUES (?, ?, ?, ?, ?, ?)`,
-    ).run(
-      record.userId,
-      record.tokenHash,
-      record.expiresAt,
-      record.familyId,
-      record.access?.jti ?? null,
-      record.access?.expiresAt ?? null,
-    )
+    ).run(...refreshTokenRow(record))
   }
 
   #rotateNow(tokenHash: string, next: NextRefreshToken, now: string): RotateResult {

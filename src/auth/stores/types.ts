@@ -190,6 +190,14 @@ export function accessMove(revoked: readonly boolean[]): AccessMove {
   return revoked.length === 0 ? 'none' : revoked.includes(true) ? 'revoked' : 'moved'
 }
 
+/** The values of a refresh token's INSERT, in column order (user_id, token, expires_at, family_id, access_jti, access_expires_at). */
+export function refreshTokenRow(
+  record: NewRefreshToken,
+): [number, string, string, string, string | null, number | null] {
+  const { userId, tokenHash, expiresAt, familyId, access } = record
+  return [userId, tokenHash, expiresAt, familyId, access?.jti ?? null, access?.expiresAt ?? null]
+}
+
 export function formatDateTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
 }
