@@ -54,7 +54,8 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
     try {
       if (!request.isBodyLoaded() && !res.req.complete && !worthDraining(request)) {
         res.shouldKeepAlive = false
-        lingerOnClose(res.socket)
+        // res.socket is null while a pipelined response before this one is still being sent.
+        lingerOnClose(res.req.socket)
       }
       send(res, response, request, current())
     } catch (error) {

@@ -86,7 +86,8 @@ function headerEntryLimit(req: IncomingMessage): number {
  */
 export function refuse(res: ServerResponse, [status, message]: Refusal): void {
   const body = JSON.stringify({ error: message, code: status })
-  lingerOnClose(res.socket)
+  // The request's: res.socket is null while a pipelined response before this one is being sent.
+  lingerOnClose(res.req.socket)
   res.writeHead(status, { ...jsonErrorHeaders(body), connection: 'close' })
   res.end(body)
 }
