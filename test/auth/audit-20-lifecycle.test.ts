@@ -120,29 +120,24 @@ async function scenario(options: AuthOptions): Promise<{ dead: string[]; clock: 
   }
 }
 
-describe('a logout with a refresh_token revokes the live access tokens of its session', () => {
-  it('SQLite, also after a restart', async () => {
-    const options = { database: `sqlite:${join(tempDir('fw-audit20-'), 'app.db')}` }
-    const { dead, clock } = await scenario(options)
-    const again = await start({ ...options, now: () => clock })
-    try {
-      for (const token of dead) await expectRevoked(again.app, token)
-    } finally {
-      await again.stop()
-    }
-  })
+/** The scenario, then a restart on the same store: its tokens are still revoked. */
+async function scenarioAndRestart(options: AuthOptions): Promise<void> {
+  const { dead, clock } = await scenario(options)
+  const again = await start({ ...options, now: () => clock })
+  try {
+    for (const token of dead) await expectRevoked(again.app, token)
+  } finally {
+    await again.stop()
+  }
+}
 
-  it.runIf(pgUp)('PostgreSQL, also after a restart', async () => {
-    const tablePrefix = tables.next()
-    const options = { database: POSTGRES_URL, tablePrefix }
-    const { dead, clock } = await scenario(options)
-    const again = await start({ ...options, now: () => clock })
-    try {
-      for (const token of dead) await expectRevoked(again.app, token)
-    } finally {
-      await again.stop()
-    }
-  })
+describe('a logout with a refresh_token revokes the live access tokens of its session', () => {
+  it('SQLite, also after a restart', () =>
+    scenarioAndRestart({ database: `sqlite:${join(tempDir('fw-audit20-'), 'app.db')}` }))
+
+  it.runIf(pgUp)('PostgreSQL, also after a restart', () =>
+    scenarioAndRestart({ database: POSTGRES_URL, tablePrefix: tables.next() }),
+  )
 })
 
 /** Runs `body` while `table` cannot be used (renamed through a second connection). */
