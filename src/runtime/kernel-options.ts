@@ -1,6 +1,6 @@
 /**
  * What the kernel boots from (the spec's named inputs, in TypeScript form), and the signing keys
- * it derives from them and the environment.
+ * it derives from them and the environment, and the checks of its timeouts.
  */
 import type { Registrar } from '../define/registrar.js'
 import type { MiddlewareRef } from '../shared/route-record.js'
@@ -80,4 +80,35 @@ export function signingKeys(options: KernelOptions, kernel: { env: Env; log: Log
     'No URL_SIGNING_KEYS: signed URLs use a random key and stop verifying after a restart',
   )
   return [crypto.randomUUID()]
+}
+
+// A custom error renderer's deadline: long enough for a template or a lookup, short of a
+// client's patience; past it the default JSON error is answered.
+export const RENDERER_TIMEOUT_MS = 5000
+
+function checkRendererTimeout(ms: number | undefined): void {
+  if (ms === undefined || (Number.isFinite(ms) && ms > 0 && ms <= 2 ** 31 - 1)) return
+  throw new RangeError(`errorRendererTimeoutMs must be a number of milliseconds above 0, not ${ms}`)
+}
+
+// How long a response waits on a client that takes none of its bytes (nginx's send_timeout).
+export const SEND_TIMEOUT_MS = 60_000
+
+function checkSendTimeout(ms: number | undefined): void {
+  if (ms === undefined || (Number.isInteger(ms) && ms >= 0 && ms <= 2 ** 31 - 1)) return
+  throw new RangeError(
+    `sendTimeoutMs must be a whole number of milliseconds, 0 (never) or more, not ${typeof ms === 'string' ? JSON.stringify(ms) : String(ms)}`,
+  )
+}
+
+/**
+ * Refuses timeouts the kernel cannot honour (a string, NaN, beyond a 32-bit timer) at boot.
+ * @example
+ * checkTimeouts({ errorRendererTimeoutMs: 2000, sendTimeoutMs: 0 })
+ */
+export function checkTimeouts(
+  options: Pick<KernelOptions, 'errorRendererTimeoutMs' | 'sendTimeoutMs'>,
+): void {
+  checkRendererTimeout(options.errorRendererTimeoutMs)
+  checkSendTimeout(options.sendTimeoutMs)
 }

@@ -3,15 +3,10 @@
  * middleware and handler once, and handles requests through pre-global → group → route →
  * post-global middleware around the handler, with the error boundary at every step.
  */
-import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Registrar } from '../define/registrar.js'
-import type { MiddlewareRef, RouteRecord } from '../shared/route-record.js'
+import type { MiddlewareRef } from '../shared/route-record.js'
 import { Container } from './container.js'
-import { renderError, settleWithin, toHttpError, withErrorHeaders } from './error-boundary.js'
-import { resolveHandler, toResponse, type Invoke, type Invoker } from './handlers.js'
-import { FwError } from '../shared/errors.js'
 import { HTTP_METHODS } from '../shared/methods.js'
-import { BUILTIN_ALIASES, checkAlias, walkAlias } from '../shared/middleware-aliases.js'
 import { badRequest, methodNotAllowed, notFound } from './http-error.js'
 import { loadRouter, type CompiledRouter } from './load-router.js'
 import { createLogger, guardLogger } from './logger.js'
@@ -21,8 +16,6 @@ import { moduleFactories } from './middleware/modules.js'
 import {
   compose,
   entryOf,
-  guarded,
-  notAResponse,
   type Entry,
   type Failed,
   type Finish,
@@ -38,44 +31,30 @@ import type {
   Logger,
   Middleware,
   MiddlewareFactory,
-  Next,
   RequestOptions,
   ViewEngine,
 } from './types.js'
-import { TemplateViews } from './views.js'
+import { renderView, TemplateViews } from './views.js'
 import { compileTrust } from './request/options.js'
 import { setCurrentKernel } from './app.js'
 import { checkMatcher, runProviderHook, toProvider } from './kernel-providers.js'
-import { signingKeys, type Env, type KernelOptions } from './kernel-options.js'
+import {
+  checkTimeouts,
+  RENDERER_TIMEOUT_MS,
+  SEND_TIMEOUT_MS,
+  signingKeys,
+  type Env,
+  type KernelOptions,
+} from './kernel-options.js'
+import { handlerStep, type HandlerSettings } from './kernel-handler.js'
+import { checkBuiltinParams, resolveMiddleware, warnUnbound } from './kernel-middleware.js'
+import { rescueError, type RescueSettings } from './kernel-rescue.js'
+import { inScope, requestInScope, requestScope } from './kernel-scope.js'
 import { isProduction } from '../shared/app-env.js'
 
 export type { ServiceProviderClass } from './kernel-providers.js'
 export type { Env, KernelOptions, MatcherKind, ServiceProvider } from './kernel-options.js'
-
-// What a route without placeholders passes its handler (shared: built-in invocation never keeps it).
-const NO_PARAMS: readonly unknown[] = Object.freeze([])
-
-// The request as the running layer (middleware or handler) received it: each one runs in a scope
-// of its own, so after `await next(request)` a middleware sees its own request again.
-const scope = new AsyncLocalStorage<FwRequest>()
-
-/**
- * The request being handled, as the current middleware or handler received it, when
- * requestScopeEnabled is on; undefined outside a request.
- * @example
- * const log = (msg: string) => console.log(currentRequest()?.getAttribute('request_id'), msg)
- */
-export function currentRequest(): FwRequest | undefined {
-  return scope.getStore()
-}
-
-/** container.get('request') with the request scope on: the request being handled. */
-function requestInScope(): FwRequest {
-  const request = scope.getStore()
-  if (request === undefined)
-    throw new Error('No request is being handled: container.get("request") works only during one')
-  return request
-}
+export { currentRequest } from './kernel-scope.js'
 
 /**
  * @example
@@ -93,14 +72,12 @@ export class Kernel implements KernelServices {
   readonly #hosts: boolean
   /** What `OPTIONS *` (a question about the whole server) answers in `Allow`. */
   readonly #serverAllow: string
-  /** One instance per controller class, shared by all its routes. */
-  readonly #instances = new Map<unknown, Record<string, unknown>>()
   readonly requestOptions: RequestOptions
   /** See KernelOptions.sendTimeoutMs; the node adapter applies it. */
   readonly sendTimeoutMs: number
   readonly #options: KernelOptions
-  readonly #debug: boolean
   readonly #views: ViewEngine
+  readonly #rescueSettings: RescueSettings
   #routes: Step[] = []
   #entry: Entry = () => {
     throw new Error('The kernel is still booting: it answers requests once Kernel.boot() resolves')
@@ -109,7 +86,6 @@ export class Kernel implements KernelServices {
   private constructor(options: KernelOptions, router: CompiledRouter) {
     this.#options = options
     this.env = options.env ?? (isProduction() ? 'production' : 'development')
-    this.#debug = this.env !== 'production' && (options.debug ?? false)
     this.log = options.log === undefined ? createLogger(this.env) : guardLogger(options.log)
     this.container = options.container ?? new Container()
     // The spec's request scope: the request is bound in the container for its lifecycle (an
@@ -129,13 +105,20 @@ export class Kernel implements KernelServices {
       ...options.request,
     }
     this.sendTimeoutMs = options.sendTimeoutMs ?? SEND_TIMEOUT_MS
+    this.#rescueSettings = {
+      debug: this.env !== 'production' && (options.debug ?? false),
+      log: this.log,
+      renderer: options.errorRenderer,
+      timeoutMs: options.errorRendererTimeoutMs ?? RENDERER_TIMEOUT_MS,
+      scoped: options.requestScopeEnabled === true,
+      renderView: (response) => this.#render(response),
+    }
   }
 
   /** Loads the cache, runs the service providers and resolves every route's pipeline. */
   static async boot(options: KernelOptions): Promise<Kernel> {
     checkMatcher(options.matcher)
-    checkRendererTimeout(options.errorRendererTimeoutMs)
-    checkSendTimeout(options.sendTimeoutMs)
+    checkTimeouts(options)
     const router = await loadRouter(options.routeCache, { register: options.register })
     const kernel = new Kernel(options, router)
     const providers = (options.serviceProviders ?? []).map(toProvider)
@@ -219,7 +202,7 @@ export class Kernel implements KernelServices {
     failed: Failed<C, T>,
   ): T | Promise<T> {
     if (!this.#options.requestScopeEnabled) return this.#entry(request, context, finish, failed)
-    return scope.run(request, this.#entry<C, T>, request, context, finish, failed)
+    return requestScope.run(request, this.#entry<C, T>, request, context, finish, failed)
   }
 
   /**
@@ -250,11 +233,20 @@ export class Kernel implements KernelServices {
     // that middleware received); one that fails is rescued.
     const scoped = this.#options.requestScopeEnabled === true
     const render = (response: FwResponse, request: FwRequest): Promise<FwResponse> =>
-      (scoped ? scope.run(request, () => this.#render(response)) : this.#render(response)).catch(
-        (error: unknown) => rescue(error, request),
-      )
+      (scoped
+        ? requestScope.run(request, () => this.#render(response))
+        : this.#render(response)
+      ).catch((error: unknown) => rescue(error, request))
+    const settings: HandlerSettings = {
+      invoker: this.#options.invoker,
+      container: this.container,
+      instances: new Map(),
+      scoped,
+      rescue,
+      renderView: (response) => this.#render(response),
+    }
     this.#routes = registrar.routes.map((record) => {
-      const final = this.#handlerStep(record, rescue)
+      const final = handlerStep(record, settings)
       const layers = [...record.middleware.map(resolve), ...post]
       return compose(layers, final, rescue, { finalRescues: true, render })
     })
@@ -279,37 +271,6 @@ export class Kernel implements KernelServices {
     }
   }
 
-  /** A route's final step: loads the body if need be, runs the handler, makes its response. */
-  #handlerStep(record: RouteRecord, rescue: Rescue): Step {
-    const invoke = this.#invoker(record.handler)
-    const scoped = this.#options.requestScopeEnabled === true
-    // A route without placeholders passes no parameters: no Object.values() per request.
-    const takesParams = record.path.includes('{') || (record.host?.includes('{') ?? false)
-    // Synchronous unless the body is still to be read or the handler returns a promise.
-    const answer = (request: FwRequest): FwResponse | Promise<FwResponse> => {
-      const params = takesParams
-        ? Object.values(request.getAttribute('route.params') as Record<string, unknown>)
-        : NO_PARAMS
-      const result = invoke(request, params)
-      return result instanceof Promise
-        ? result.then((value) => this.#finish(value, request))
-        : this.#finish(result, request)
-    }
-    const scopedAnswer = scoped
-      ? (request: FwRequest) => scope.run(request, answer, request)
-      : answer
-    // The final step rescues its own failures: a body that failed to load, a handler that threw.
-    // Its answer always went through #finish, so it is a response: no check (`checked` false).
-    const safeAnswer = guarded(scopedAnswer, rescue, true, 'The handler', false)
-    return (request) =>
-      request.isBodyLoaded()
-        ? safeAnswer(request)
-        : request.loadBody().then(
-            () => safeAnswer(request),
-            (error: unknown) => rescue(error, request),
-          )
-  }
-
   /** The entry: the global `pre` middleware around routing, the built-ins around them. */
   #routingEntry(pre: Middleware[], rescue: Rescue, render: Render): Entry {
     // Routing fails only by throwing (404, 405, 400); a route's pipeline never rejects, compose
@@ -326,28 +287,6 @@ export class Kernel implements KernelServices {
     return this.#options.builtins === false
       ? entryOf(pipeline)
       : withContext(pipeline, rescue, this.env === 'production')
-  }
-
-  #finish(result: unknown, request: FwRequest): FwResponse | Promise<FwResponse> {
-    // A foreign thenable (a query builder such as Knex's or Drizzle's, a PrismaPromise) is
-    // awaited, as a middleware's is: as JSON it was `{}` or a 500 (circular).
-    if (!(result instanceof FwResponse) && isThenable(result))
-      return Promise.resolve(result).then((value) => this.#finish(value, request))
-    const response = toResponse(result)
-    if (response.view) return this.#render(response)
-    // A streamed body is closed after the response unless it was sent: a middleware may drop it.
-    const body = response.body
-    if (typeof body === 'object' && body !== null && !(body instanceof Uint8Array))
-      request.holdBody(body)
-    return response
-  }
-
-  #invoker(handler: Parameters<Invoker>[0]): Invoke {
-    const invoker = this.#options.invoker
-    // A custom invoker gets an array of its own, even for a route without parameters.
-    if (invoker)
-      return (request, params) => invoker(handler, request, params === NO_PARAMS ? [] : params)
-    return resolveHandler(handler, this.container, this.#instances)
   }
 
   /** Routing: a hit runs the route's pipeline; misses become 404/405/400 or the automatic OPTIONS. */
@@ -376,56 +315,12 @@ export class Kernel implements KernelServices {
     throw found.status === 400 ? badRequest('Malformed URL') : notFound()
   }
 
-  async #rescue(thrown: unknown, request: FwRequest): Promise<FwResponse> {
-    const context = {
-      accept: request.getHeaderLine('accept'),
-      path: request.getPath(),
-      requestId: (request.getAttribute('request_id') as string | null | undefined) ?? undefined,
-      debug: this.#debug,
-      log: this.log,
-    }
-    const error = toHttpError(thrown, context)
-    const renderer = this.#options.errorRenderer
-    if (!renderer) return renderError(error, context)
-    try {
-      // With the request scope on, the renderer's currentRequest() is the request that failed
-      // (with its request id): outside any layer (a routing miss) it was the request as it came.
-      const answer = this.#options.requestScopeEnabled
-        ? scope.run(request, renderer, error, context)
-        : renderer(error, context)
-      const rendered: unknown = await settleWithin(
-        answer,
-        this.#options.errorRendererTimeoutMs ?? RENDERER_TIMEOUT_MS,
-      )
-      // A view answer (an error page template) is rendered as a handler's is; one that fails to
-      // render falls back to the default rendering, as any failure of the renderer does.
-      // The headers the status needs (a 405's Allow, a 401's challenge) and ERROR_HEADERS are
-      // added where the renderer left them out.
-      if (rendered instanceof FwResponse)
-        return withErrorHeaders(rendered.view ? await this.#render(rendered) : rendered, error)
-      throw notAResponse(
-        'The custom error renderer',
-        rendered,
-        'return an FwResponse, such as json(body, error.status) or view(name, data, error.status)',
-      )
-    } catch (failure) {
-      this.log.error(
-        { err: failure, path: context.path, request_id: context.requestId },
-        'The custom error renderer failed',
-      )
-      return renderError(error, context)
-    }
+  #rescue(thrown: unknown, request: FwRequest): Promise<FwResponse> {
+    return rescueError(thrown, request, this.#rescueSettings)
   }
 
-  async #render(response: FwResponse): Promise<FwResponse> {
-    const { name, data } = response.view!
-    const html: unknown = await this.#views.render(name, data)
-    // A custom engine that answers no text would send an empty 200 (undefined) or fail in Node.
-    if (typeof html !== 'string' && !(html instanceof Uint8Array))
-      throw new TypeError(
-        `The view engine returned ${html === null ? 'null' : typeof html} for view "${name}", not a string`,
-      )
-    return new FwResponse(response.status, { ...response.headers }, html)
+  #render(response: FwResponse): Promise<FwResponse> {
+    return renderView(this.#views, response)
   }
 }
 
@@ -438,133 +333,3 @@ function domainRouteNames(routes: CompiledRouter['routes']): (name: string) => b
 }
 
 const itself = (response: FwResponse): FwResponse => response
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function'
-}
-
-// A custom error renderer's deadline: long enough for a template or a lookup, short of a
-// client's patience; past it the default JSON error is answered.
-const RENDERER_TIMEOUT_MS = 5000
-
-function checkRendererTimeout(ms: number | undefined): void {
-  if (ms === undefined || (Number.isFinite(ms) && ms > 0 && ms <= 2 ** 31 - 1)) return
-  throw new RangeError(`errorRendererTimeoutMs must be a number of milliseconds above 0, not ${ms}`)
-}
-
-// How long a response waits on a client that takes none of its bytes (nginx's send_timeout).
-const SEND_TIMEOUT_MS = 60_000
-
-function checkSendTimeout(ms: number | undefined): void {
-  if (ms === undefined || (Number.isInteger(ms) && ms >= 0 && ms <= 2 ** 31 - 1)) return
-  throw new RangeError(
-    `sendTimeoutMs must be a whole number of milliseconds, 0 (never) or more, not ${typeof ms === 'string' ? JSON.stringify(ms) : String(ms)}`,
-  )
-}
-
-/**
- * Warns about each string handler naming nothing bound once the providers have booted: a typo
- * ('UserControler@show') would otherwise show only as a 500 at every request to the route.
- */
-function warnUnbound(records: readonly RouteRecord[], kernel: Kernel): void {
-  // Once per key, naming its first route and how many there are: a controller left unbound in a
-  // large app logged a line for every one of its routes (1,000 lines for 5 keys in 10,000 routes).
-  const unbound = new Map<string, { route: string; handler: string; routes: number }>()
-  for (const { handler, name, method, path } of records) {
-    if (typeof handler !== 'string') continue
-    const key = handler.split('@')[0]!
-    const seen = unbound.get(key)
-    if (seen !== undefined) seen.routes++
-    else if (!kernel.container.has(key))
-      unbound.set(key, { route: name ?? `${method} ${path}`, handler, routes: 1 })
-  }
-  for (const [key, { route, handler, routes }] of unbound) {
-    kernel.log.warn(
-      routes === 1 ? { route, handler } : { route, handler, routes },
-      routes === 1
-        ? `Nothing is bound to "${key}" in the container: the route answers 500 until something is`
-        : `Nothing is bound to "${key}" in the container: its ${routes} routes answer 500 until something is`,
-    )
-  }
-}
-
-/** `layer` run in a request scope of the request it receives (see currentRequest()). */
-function inScope(layer: Middleware): Middleware {
-  const scoped: Middleware = (request, next) => scope.run(request, layer, request, next)
-  // The pipeline names a middleware that answers no response after its function name.
-  Object.defineProperty(scoped, 'name', { value: layer.name })
-  return scoped
-}
-
-/**
- * Checks the parameters of a built-in alias (`verifySignedUrl:x`, `throttle:0,60`) as the
- * compiler does for the routes file's: those in the global lists or tagged in the container reach
- * the kernel unchecked. An alias the app implements itself (`replaced`) has rules of its own.
- */
-function checkBuiltinParams(ref: MiddlewareRef, replaced: (name: string) => boolean): void {
-  if (typeof ref !== 'string') return
-  const name = ref.split(':')[0]!
-  if (!Object.hasOwn(BUILTIN_ALIASES, name) || replaced(name)) return
-  const problem = checkAlias(ref, NO_ALIASES)
-  if (problem !== null)
-    throw new FwError('FW_MIDDLEWARE_INVALID', `Middleware ${problem}`, {
-      hint: 'Fix the alias in the kernel options or the container, e.g. throttle:5,60.',
-    })
-}
-
-const NO_ALIASES: ReadonlySet<string> = new Set()
-
-/**
- * The layer of `ref`: a function as it is; an alias registered with r.alias as followAlias
- * resolves it (a function, or another alias string); else a built-in or module factory given the
- * parameters.
- */
-function resolveMiddleware(
-  ref: MiddlewareRef,
-  factories: Record<string, MiddlewareFactory>,
-  aliases: Map<string, MiddlewareRef>,
-  kernel: Kernel,
-): Middleware {
-  if (typeof ref === 'function') return ref as Middleware
-  const { target, params: given } = walkAlias(ref, aliases)
-  // A function an alias names gets the use's parameters after `next`, as Laravel's handle():
-  // r.alias('tenant', (req, next, id) => ...) used as 'tenant:acme'.
-  if (typeof target === 'function') {
-    const named = target as (
-      request: FwRequest,
-      next: Next,
-      ...params: string[]
-    ) => ReturnType<Middleware>
-    return given.length === 0 ? named : (request, next) => named(request, next, ...given)
-  }
-  const name = (target as string).split(':', 1)[0]!
-  const params = given
-  const factory = Object.hasOwn(factories, name) ? factories[name] : undefined
-  if (typeof factory !== 'function') {
-    throw new FwError('FW_MIDDLEWARE_INVALID', `Middleware alias "${name}" has no implementation`, {
-      hint: "Pass its factory in the kernel's middleware option, or register it with r.alias(name, fn).",
-    })
-  }
-  let layer: unknown
-  try {
-    layer = factory(params, kernel)
-  } catch (error) {
-    throw new FwError(
-      'FW_MIDDLEWARE_INVALID',
-      `Middleware "${ref}" failed to build: ${error instanceof Error ? error.message : String(error)}`,
-      {
-        hint: `Check the factory given for "${name}" (the kernel's middleware option).`,
-        cause: error,
-      },
-    )
-  }
-  if (typeof layer !== 'function')
-    throw new FwError(
-      'FW_MIDDLEWARE_INVALID',
-      `Middleware "${ref}": its factory returned ${layer === null ? 'null' : typeof layer}, not a middleware function`,
-      {
-        hint: `A factory returns (request, next) => response: middleware: { ${name}: (params) => (req, next) => next(req) }.`,
-      },
-    )
-  return layer as Middleware
-}

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { FwResponse } from './response.js'
 import type { ViewEngine } from './types.js'
 
 // `=` and a backtick too (as Handlebars does): in an unquoted attribute, `title={{ v }}`, a
@@ -85,4 +86,21 @@ function lookup(data: Record<string, unknown>, key: string): unknown {
     value = (value as Record<string, unknown>)[part]
   }
   return value
+}
+
+/**
+ * The HTML response of a view answer (`view(name, data, status)`), rendered by `views`; it keeps
+ * the answer's status and headers.
+ * @example
+ * const html = await renderView(new TemplateViews(), view('hello', { name: 'Ada' }))
+ */
+export async function renderView(views: ViewEngine, response: FwResponse): Promise<FwResponse> {
+  const { name, data } = response.view!
+  const html: unknown = await views.render(name, data)
+  // A custom engine that answers no text would send an empty 200 (undefined) or fail in Node.
+  if (typeof html !== 'string' && !(html instanceof Uint8Array))
+    throw new TypeError(
+      `The view engine returned ${html === null ? 'null' : typeof html} for view "${name}", not a string`,
+    )
+  return new FwResponse(response.status, { ...response.headers }, html)
 }

@@ -1,0 +1,77 @@
+/**
+ * The kernel's side of the error boundary: what it knows of a failed request (Accept, path,
+ * request id) handed to the default renderer, or to the app's custom one under a deadline, with
+ * the default as the fallback when that one fails.
+ */
+import {
+  renderError,
+  settleWithin,
+  toHttpError,
+  withErrorHeaders,
+  type ErrorRenderer,
+} from './error-boundary.js'
+import { requestScope } from './kernel-scope.js'
+import { notAResponse } from './pipeline.js'
+import type { FwRequest } from './request/request.js'
+import { FwResponse } from './response.js'
+import type { Logger } from './types.js'
+
+/** What the kernel fixed at boot that the rescue needs. */
+export interface RescueSettings {
+  debug: boolean
+  log: Logger
+  renderer: ErrorRenderer | undefined
+  /** How long the custom renderer may take (KernelOptions.errorRendererTimeoutMs). */
+  timeoutMs: number
+  /** Whether the request scope is on (KernelOptions.requestScopeEnabled). */
+  scoped: boolean
+  /** Renders a view answer (an error page template) as a handler's is rendered. */
+  renderView: (response: FwResponse) => Promise<FwResponse>
+}
+
+/**
+ * The response for `thrown`, raised while handling `request`; never rejects.
+ * @example
+ * const response = await rescueError(new Error('boom'), request, settings) // 500
+ */
+export async function rescueError(
+  thrown: unknown,
+  request: FwRequest,
+  settings: RescueSettings,
+): Promise<FwResponse> {
+  const context = {
+    accept: request.getHeaderLine('accept'),
+    path: request.getPath(),
+    requestId: (request.getAttribute('request_id') as string | null | undefined) ?? undefined,
+    debug: settings.debug,
+    log: settings.log,
+  }
+  const error = toHttpError(thrown, context)
+  const renderer = settings.renderer
+  if (!renderer) return renderError(error, context)
+  try {
+    // With the request scope on, the renderer's currentRequest() is the request that failed
+    // (with its request id): outside any layer (a routing miss) it was the request as it came.
+    const answer = settings.scoped
+      ? requestScope.run(request, renderer, error, context)
+      : renderer(error, context)
+    const rendered: unknown = await settleWithin(answer, settings.timeoutMs)
+    // A view answer (an error page template) is rendered as a handler's is; one that fails to
+    // render falls back to the default rendering, as any failure of the renderer does.
+    // The headers the status needs (a 405's Allow, a 401's challenge) and ERROR_HEADERS are
+    // added where the renderer left them out.
+    if (rendered instanceof FwResponse)
+      return withErrorHeaders(rendered.view ? await settings.renderView(rendered) : rendered, error)
+    throw notAResponse(
+      'The custom error renderer',
+      rendered,
+      'return an FwResponse, such as json(body, error.status) or view(name, data, error.status)',
+    )
+  } catch (failure) {
+    settings.log.error(
+      { err: failure, path: context.path, request_id: context.requestId },
+      'The custom error renderer failed',
+    )
+    return renderError(error, context)
+  }
+}
