@@ -12,7 +12,7 @@ import type { UploadedFile } from './uploaded-file.js'
 type Keys = readonly (string | readonly string[])[]
 
 /**
- * Reading input. Mixed into `FwRequest` (mixInputMethods), which supplies the body, query and method.
+ * Reading input. Mixed into `FwRequest` (mixInto), which supplies the body, query and method.
  * @example
  * request.only('name', 'address.city') // { name: 'Ada', address: { city: 'London' } }
  */
@@ -128,18 +128,23 @@ export abstract class InputMethods {
 }
 
 /**
- * Puts the methods of InputMethods on `target`'s prototype (those it does not define itself).
- * For FwRequest, whose instances are made several times per request: a class that extends
- * another is constructed through V8's generic construct stub, one that does not is not.
+ * Puts the methods of each of `sources` (InputMethods, MethodChecks) on `target`'s prototype,
+ * those it does not define itself. For FwRequest, whose instances are made several times per
+ * request: a class that extends another is constructed through V8's generic construct stub, one
+ * that does not is not.
  * @example
  * export interface FwRequest extends InputMethods {}
- * mixInputMethods(FwRequest)
+ * mixInto(FwRequest, InputMethods)
  */
-export function mixInputMethods(target: { readonly prototype: object }): void {
-  const source = InputMethods.prototype
-  for (const name of Object.getOwnPropertyNames(source)) {
-    if (name === 'constructor' || Object.hasOwn(target.prototype, name)) continue
-    Object.defineProperty(target.prototype, name, Object.getOwnPropertyDescriptor(source, name)!)
+export function mixInto(
+  target: { readonly prototype: object },
+  ...sources: { readonly prototype: object }[]
+): void {
+  for (const { prototype: source } of sources) {
+    for (const name of Object.getOwnPropertyNames(source)) {
+      if (name === 'constructor' || Object.hasOwn(target.prototype, name)) continue
+      Object.defineProperty(target.prototype, name, Object.getOwnPropertyDescriptor(source, name)!)
+    }
   }
 }
 

@@ -6,56 +6,19 @@
 import type { IncomingMessage } from 'node:http'
 import type { Readable } from 'node:stream'
 import type { RequestOptions } from '../types.js'
-import { BodySlot } from './body.js'
-import type { BodyData } from './content.js'
+import { allAttributes, Attribute, attributeOf } from './attributes.js'
 import { contentSlot, createState, type CreateRequestInit } from './factory.js'
+import type { BodyData } from './content.js'
+import { parsedBodyPatch, paramsReader, uploadedFilesPatch, uriPatch } from './derive.js'
 import * as h from './headers.js'
 import { copyAt, select, valueAt, type Fields } from './input.js'
-import { mixInputMethods, type InputMethods } from './input-methods.js'
+import { InputMethods, mixInto } from './input-methods.js'
+import { MethodChecks } from './method-checks.js'
 import type { FileMap } from './multipart.js'
 import { resolveOptions, type TrustFunction } from './options.js'
-import { copyDeep, copyParams, emptyParams, type Params } from './params.js'
-import { parseParams } from './query.js'
+import { copyDeep, copyParams, type Params } from './params.js'
 import { effectiveMethod, nodeState, webState, type RequestState } from './state.js'
 import * as uri from './uri.js'
-
-/**
- * An HTTP request.
- * @example
- * const request = FwRequest.fromNode(req, { limits: { body: 64 * 1024 } })
- * await request.loadBody()
- * const city = request.input('user.address.city', 'unknown')
- */
-/**
- * Attributes added after construction, newest first. Middleware adds several per request, so
- * `withAttribute` is O(1): a new node on a shared chain, not a copy of the whole state.
- */
-class Attribute {
-  #value: unknown
-  #compute: ((request: FwRequest) => unknown) | null
-
-  /** `value` is the request to compute from when `compute` is given. */
-  constructor(
-    readonly name: string,
-    value: unknown,
-    readonly removed: boolean,
-    readonly next: Attribute | null,
-    compute: ((request: FwRequest) => unknown) | null = null,
-  ) {
-    this.#value = value
-    this.#compute = compute
-  }
-
-  /** The value; a computed one is computed on first read, once for every copy sharing the node. */
-  get value(): unknown {
-    if (this.#compute !== null) {
-      const compute = this.#compute
-      this.#compute = null
-      this.#value = compute(this.#value as FwRequest)
-    }
-    return this.#value
-  }
-}
 
 /** Parsed once per state and shared by the copies `withAttribute` makes (it changes no header). */
 interface Cache {
@@ -64,19 +27,27 @@ interface Cache {
   authority: uri.Authority | null
 }
 
-// The input accessors come from InputMethods, copied onto FwRequest's prototype (see
-// mixInputMethods below) rather than inherited: construction of a derived class went through
-// V8's generic construct stub, ~150 instructions for each of the three requests a request makes.
-export interface FwRequest extends InputMethods {}
+// The input accessors and method checks come from InputMethods and MethodChecks, copied onto
+// FwRequest's prototype (see mixInto below) rather than inherited: construction of a derived
+// class went through V8's generic construct stub, ~150 instructions for each of the three
+// requests a request makes.
+export interface FwRequest extends InputMethods, MethodChecks {}
 
+/**
+ * An HTTP request.
+ * @example
+ * const request = FwRequest.fromNode(req, { limits: { body: 64 * 1024 } })
+ * await request.loadBody()
+ * const city = request.input('user.address.city', 'unknown')
+ */
 export class FwRequest {
   readonly #s: RequestState
-  readonly #attributes: Attribute | null
+  readonly #attributes: Attribute<FwRequest> | null
   readonly #cache: Cache
 
   private constructor(
     state: RequestState,
-    attributes: Attribute | null = null,
+    attributes: Attribute<FwRequest> | null = null,
     cache: Cache = { trusted: null, scheme: null, authority: null },
   ) {
     this.#s = state
@@ -118,13 +89,13 @@ export class FwRequest {
     return this.#s.body.isLoaded()
   }
 
-  /** Removes uploaded temp files that were not moved (the kernel calls it after the response). */
   /** Whether `cleanup()` has temp files to look after (false for requests without a body). */
   needsCleanup(): boolean {
     for (const slot of this.#s.slots) if (slot.needsCleanup()) return true
     return false
   }
 
+  /** Removes uploaded temp files that were not moved (the kernel calls it after the response). */
   async cleanup(): Promise<void> {
     const slots = this.#s.slots.filter((slot) => slot.needsCleanup())
     if (slots.length > 0) await Promise.all(slots.map((slot) => slot.cleanup()))
@@ -154,38 +125,6 @@ export class FwRequest {
   /** The method on the wire, ignoring any override. */
   getOriginalMethod(): string {
     return this.#s.method
-  }
-
-  isMethod(method: string): boolean {
-    return this.getMethod() === method.toUpperCase()
-  }
-
-  isGet(): boolean {
-    return this.isMethod('GET')
-  }
-
-  isPost(): boolean {
-    return this.isMethod('POST')
-  }
-
-  isPut(): boolean {
-    return this.isMethod('PUT')
-  }
-
-  isPatch(): boolean {
-    return this.isMethod('PATCH')
-  }
-
-  isDelete(): boolean {
-    return this.isMethod('DELETE')
-  }
-
-  isHead(): boolean {
-    return this.isMethod('HEAD')
-  }
-
-  isOptions(): boolean {
-    return this.isMethod('OPTIONS')
   }
 
   // --- URI and client -------------------------------------------------------------------------
@@ -308,21 +247,11 @@ export class FwRequest {
   }
 
   getAttributes(): Record<string, unknown> {
-    const all = new Map(this.#s.attributes)
-    const added: Attribute[] = []
-    for (let node = this.#attributes; node !== null; node = node.next) added.push(node)
-    for (const node of added.reverse()) {
-      if (node.removed) all.delete(node.name)
-      else all.set(node.name, node.value)
-    }
-    return Object.fromEntries(all)
+    return allAttributes(this.#attributes, this.#s.attributes)
   }
 
   getAttribute<T = unknown>(name: string, fallback: T | null = null): T | null {
-    for (let node = this.#attributes; node !== null; node = node.next) {
-      if (node.name === name) return node.removed ? fallback : (node.value as T)
-    }
-    return this.#s.attributes.has(name) ? (this.#s.attributes.get(name) as T) : fallback
+    return attributeOf(this.#attributes, this.#s.attributes, name, fallback)
   }
 
   // --- Headers --------------------------------------------------------------------------------
@@ -365,19 +294,9 @@ export class FwRequest {
 
   /** A copy for another URI (path?query or absolute). Query params are re-read from it. */
   withUri(target: string, preserveHost = false): FwRequest {
-    const url = uri.isAbsoluteForm(target) ? new URL(target) : null
-    const { path, query } = uri.splitTarget(target)
-    const params = parseParams(query, this.#s.options.limits)
     // PSR-7: a missing or empty Host is updated from the URI even when preserving it.
     const keepHost = preserveHost && this.getHeaderLine('host') !== ''
-    return this.#with({
-      target: query === '' ? path : `${path}?${query}`,
-      query: () => params,
-      headers: url ? uriHeaders(this.#s.headers, url, keepHost) : this.#s.headers,
-      peer: url ? uri.withEncryption(this.#s.peer, url.protocol === 'https:') : this.#s.peer,
-      // The new target replaces the URL the request was made for, as it replaces an absolute one.
-      origin: undefined,
-    })
+    return this.#with(uriPatch(this.#s, target, keepHost))
   }
 
   /** A copy with `name` set to `value`; a finite number is written as its decimal string. */
@@ -405,31 +324,19 @@ export class FwRequest {
    * one (PSR-7: `getParsedBody()` is then null, and `input()` empty).
    */
   withParsedBody(data: Fields | null): FwRequest {
-    // A list stays one (a JSON list body passed on, a parsed XML list), read by index as input()
-    // reads a JSON list body; it became a map keyed '0', '1'….
-    const value = Array.isArray(data)
-      ? copyDeep(data)
-      : Object.assign(emptyParams(), data === null ? null : copyDeep(data))
-    const kind = (base: BodyData): BodyData['kind'] =>
-      data === null ? 'none' : base.kind === 'json' ? 'json' : 'form'
-    return this.#with({
-      body: BodySlot.overlay(this.#s.body, (base) => ({ kind: kind(base), value: () => value })),
-    })
+    return this.#with(parsedBodyPatch(this.#s, data))
   }
 
   withUploadedFiles(files: FileMap): FwRequest {
-    const copy = Object.assign(emptyParams(), files) as FileMap
-    return this.#with({ body: BodySlot.overlay(this.#s.body, () => ({ files: copy })) })
+    return this.#with(uploadedFilesPatch(this.#s, files))
   }
 
   withQueryParams(params: Params): FwRequest {
-    const copy = Object.assign(emptyParams(), copyDeep(params))
-    return this.#with({ query: () => copy })
+    return this.#with({ query: paramsReader(params) })
   }
 
   withCookieParams(cookies: Params): FwRequest {
-    const copy = Object.assign(emptyParams(), copyDeep(cookies))
-    return this.#with({ cookies: () => copy })
+    return this.#with({ cookies: paramsReader(cookies) })
   }
 
   withAttribute(name: string, value: unknown): FwRequest {
@@ -481,16 +388,4 @@ export class FwRequest {
   }
 }
 
-mixInputMethods(FwRequest)
-
-/**
- * The headers of a request given the absolute URI `url`: its Host (unless kept), and none of a
- * proxy's X-Forwarded-Proto/-Host/-Port, which would otherwise still name the scheme and host
- * the proxy saw instead of the new URI's.
- */
-function uriHeaders(headers: h.HeaderBag, url: URL, keepHost: boolean): h.HeaderBag {
-  let bag = h.withoutHeader(headers, 'x-forwarded-proto')
-  if (keepHost) return bag
-  bag = h.withoutHeader(h.withoutHeader(bag, 'x-forwarded-host'), 'x-forwarded-port')
-  return h.withHeader(bag, 'host', url.host)
-}
+mixInto(FwRequest, InputMethods, MethodChecks)
