@@ -7,9 +7,10 @@ import type { ErrorCode, SourceLocation } from '../shared/errors.js'
 import { FwError } from '../shared/errors.js'
 import type { HttpMethod } from '../shared/methods.js'
 import type { HandlerRef, MiddlewareRef, RouteRecord } from '../shared/route-record.js'
+import { callbackIndex, joinPaths, toList } from './arguments.js'
+import { assertSynchronous } from './assert-synchronous.js'
 import { captureLocation } from './location.js'
 import {
-  checkMiddleware,
   groupOptions,
   preview,
   routeOptions,
@@ -19,8 +20,12 @@ import {
   type MiddlewareInput,
   type RouteOptions,
 } from './options.js'
+import { Route, type AssertOpen } from './route.js'
 
 export type { AliasTarget, RouteOptions, GroupOptions, MiddlewareInput } from './options.js'
+export { assertSynchronous } from './assert-synchronous.js'
+export { joinPaths } from './arguments.js'
+export { Route } from './route.js'
 
 /**
  * A handler as a routes file gives it: a function of the request, then the route parameters in
@@ -45,9 +50,6 @@ type MiddlewareList = MiddlewareInput | readonly MiddlewareInput[] | null
 // the built-ins.
 const ALIAS_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/
 
-/** Throws FW_ROUTES_LATE once registration has ended (`argument` names the call in the message). */
-type AssertOpen = (call: string, argument?: unknown) => void
-
 interface Scope {
   id: number
   prefix: string
@@ -57,62 +59,6 @@ interface Scope {
   middlewareScopes: number[]
   namePrefix: string
   chain: number[]
-}
-
-/**
- * A registered route; chain `withName` and `withMiddleware` to complete it.
- * @example
- * r.get('/users/{id:int}', showUser).withName('users.show').withMiddleware(['auth'])
- */
-export class Route {
-  readonly #record: RouteRecord
-  readonly #namePrefix: string
-  readonly #assertOpen: AssertOpen
-
-  constructor(record: RouteRecord, namePrefix: string, assertOpen: AssertOpen) {
-    this.#record = record
-    this.#namePrefix = namePrefix
-    this.#assertOpen = assertOpen
-  }
-
-  /** Names the route; the enclosing groups' name prefixes are prepended. */
-  withName(name: string): this {
-    this.#assertOpen('withName', name)
-    if (typeof name !== 'string') {
-      this.#fail(
-        'FW_NAME_INVALID',
-        `${this.#label()}: withName() takes a string, got ${preview(name)}`,
-        'Name routes with strings such as "users.show".',
-      )
-    }
-    this.#record.name = this.#namePrefix + name
-    return this
-  }
-
-  /** Adds middleware after the groups' and any given before. */
-  withMiddleware(middleware: MiddlewareInput | readonly MiddlewareInput[]): this {
-    this.#assertOpen('withMiddleware')
-    checkMiddleware(
-      `${this.#label()}: withMiddleware()`,
-      middleware,
-      (code, message, hint) => this.#fail(code, message, hint),
-      'Pass alias strings or middleware functions: .withMiddleware(["auth", tenant]).',
-    )
-    const added = toList(middleware)
-    this.#record.middleware.push(...added)
-    this.#record.middlewareScopes.push(...added.map(() => -1))
-    return this
-  }
-
-  #label(): string {
-    return `${this.#record.method} ${this.#record.path}`
-  }
-
-  // At the route's registration, where the chain usually starts. A method, not an arrow field:
-  // no closure per route when the kernel re-runs a large routes file at start-up.
-  #fail(code: ErrorCode, message: string, hint: string): never {
-    throw new FwError(code, message, { hint, location: this.#record.location })
-  }
 }
 
 /**
@@ -345,69 +291,4 @@ export function collectRoutes(
   assertSynchronous(register(registrar) as unknown, 'The routes function')
   registrar.seal()
   return registrar
-}
-
-/**
- * Refuses what a routes function or group callback returned when it is a promise (an async
- * function): routes are collected synchronously, so those it registers after an await would be
- * lost, silently. Its later rejection is caught first, so that it cannot crash the process.
- * @example
- * assertSynchronous(register(registrar), 'The routes function') // throws FW_ROUTES_ASYNC if async
- */
-export function assertSynchronous(
-  returned: unknown,
-  what: string,
-  where: () => SourceLocation | undefined = () => undefined,
-): void {
-  if (returned === null || (typeof returned !== 'object' && typeof returned !== 'function')) return
-  const then = (returned as { then?: unknown }).then
-  if (typeof then !== 'function') return
-  try {
-    ;(then as (ok: unknown, fail: unknown) => unknown).call(returned, undefined, () => {})
-  } catch {
-    // A thenable whose then() throws: nothing is left to catch.
-  }
-  const location = where()
-  throw new FwError(
-    'FW_ROUTES_ASYNC',
-    `${what} returned a promise (is it async?): routes registered after an await would be lost`,
-    {
-      hint: 'Register routes synchronously (drop the async); top-level await in the routes module is fine, e.g. `const settings = await load()` above `export default (r) => { ... }`.',
-      ...(location ? { location } : {}),
-    },
-  )
-}
-
-// group(prefix, domain, middleware, namePrefix, callback): the middleware's position.
-const MIDDLEWARE_PLACE = 2
-
-/**
- * Where group()'s callback is: the first function, except that a function in the middleware
- * place with another function after it is the group's middleware (the spec's middleware
- * "array/closure"): `group('/api', null, auth, 'api.', (r) => ...)`.
- */
-function callbackIndex(args: readonly unknown[]): number {
-  const first = args.findIndex((a) => typeof a === 'function')
-  if (first !== MIDDLEWARE_PLACE) return first
-  const next = args.findIndex((a, i) => i > first && typeof a === 'function')
-  return next === -1 ? first : next
-}
-
-/**
- * Joins a group prefix and a path: `('/api/', '/users')` → `/api/users`, `('/api', '/')` → `/api`.
- */
-export function joinPaths(prefix: string, path: string): string {
-  const head = prefix.replace(/\/+$/, '')
-  if (path === '' || path === '/') return head === '' ? '/' : head
-  const tail = path.startsWith('/') ? path : `/${path}`
-  return head + tail
-}
-
-function toList(
-  middleware: MiddlewareRef | readonly MiddlewareRef[] | null | undefined,
-): MiddlewareRef[] {
-  if (middleware === undefined || middleware === null) return []
-  return Array.isArray(middleware)
-    ? [...(middleware as MiddlewareRef[])]
-    : [middleware as MiddlewareRef]
 }
