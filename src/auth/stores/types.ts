@@ -3,21 +3,17 @@
  * implementations share these contracts: SQLite (embedded default) and PostgreSQL.
  */
 
-/** A stored user. `password_hash` never leaves the server; see `publicUser`. */
-export interface UserRecord {
-  id: number
-  email: string
-  name: string
-  roles: string[]
-  password_hash: string
-}
-
 /** A user as clients see it. */
 export interface PublicUser {
   id: number
   email: string
   name: string
   roles: string[]
+}
+
+/** A stored user. `password_hash` never leaves the server; see `publicUser`. */
+export interface UserRecord extends PublicUser {
+  password_hash: string
 }
 
 export interface NewUser {
@@ -184,7 +180,6 @@ export function emailLookupKeys(email: string): string[] {
   return [...new Set([normalizeEmail(email), legacy, legacy.normalize('NFD')])]
 }
 
-/** `Y-m-d H:i:s` in UTC (spec "Refresh-token record"). */
 /** What replaceAccess found, from the revoked flag of each record it moved. */
 export function accessMove(revoked: readonly boolean[]): AccessMove {
   return revoked.length === 0 ? 'none' : revoked.includes(true) ? 'revoked' : 'moved'
@@ -198,6 +193,7 @@ export function refreshTokenRow(
   return [userId, tokenHash, expiresAt, familyId, access?.jti ?? null, access?.expiresAt ?? null]
 }
 
+/** `Y-m-d H:i:s` in UTC (spec "Refresh-token record"). */
 export function formatDateTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
 }
@@ -207,12 +203,15 @@ export function publicUser(user: UserRecord): PublicUser {
   return { id: user.id, email: user.email, name: user.name, roles: [...user.roles] }
 }
 
-/** Table names from an optional prefix (letters, digits, underscores). */
-export function tableNames(prefix = ''): {
+/** The tables of one database (see `tableNames`). */
+export interface TableNames {
   users: string
   refreshTokens: string
   revokedTokens: string
-} {
+}
+
+/** Table names from an optional prefix (letters, digits, underscores). */
+export function tableNames(prefix = ''): TableNames {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$|^$/.test(prefix))
     throw new TypeError(`Invalid table prefix "${prefix}"`)
   return {
@@ -230,5 +229,43 @@ export function parseRoles(stored: unknown): string[] {
     return parseRoles(JSON.parse(stored) as unknown)
   } catch {
     return []
+  }
+}
+
+/** A row as a driver answers it: column name to value. */
+export type StoredRow = Record<string, unknown>
+
+/**
+ * A users row of either store as a record: PostgreSQL answers a BIGINT id as a string and roles
+ * as parsed JSONB, SQLite a number and JSON text.
+ * @example
+ * const user = userRecord(rows[0])
+ */
+export function userRecord(row: StoredRow | undefined): UserRecord | null {
+  if (!row) return null
+  return {
+    id: Number(row.id),
+    email: String(row.email),
+    name: String(row.name),
+    roles: parseRoles(row.roles),
+    password_hash: String(row.password_hash),
+  }
+}
+
+/**
+ * A refresh_tokens row of either store as a record: PostgreSQL answers a BIGINT user id as a
+ * string and `revoked` as a boolean, SQLite a number and an integer (0 or 1).
+ * @example
+ * const record = refreshTokenRecord(rows[0])
+ */
+export function refreshTokenRecord(row: StoredRow | undefined): RefreshTokenRecord | null {
+  if (!row) return null
+  return {
+    user_id: Number(row.user_id),
+    token: String(row.token),
+    expires_at: String(row.expires_at),
+    family_id: String(row.family_id),
+    rotated_at: row.rotated_at === null ? null : String(row.rotated_at),
+    revoked: typeof row.revoked === 'number' ? row.revoked !== 0 : row.revoked === true,
   }
 }
