@@ -16,7 +16,9 @@ const RENAMES: Record<string, string> = { gitignore: '.gitignore' }
 export function registerInitCommand(program: Command, output: Output): void {
   program
     .command('init')
-    .description('scaffold a new app: routes.ts, server.mjs, package.json, tsconfig.json')
+    .description(
+      'scaffold a new app: routes.ts, server.mjs, package.json, tsconfig.json, .gitignore',
+    )
     .argument('[dir]', 'where to create it', '.')
     .action(async (dir: string) => {
       const target = resolve(dir)
