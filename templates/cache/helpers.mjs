@@ -387,6 +387,24 @@ function checkObject(name, what, value) {
   }
 }
 
+// A URLSearchParams or a Map has no own keys: written as an object, it was silently no query.
+// Its entries are the query; a key given twice becomes a list (read back as one, where a
+// repeated plain key keeps only its last value).
+function queryObject(name, query) {
+  if (query instanceof Map) return queryObject(name, Object.fromEntries(query))
+  if (!(query instanceof URLSearchParams)) {
+    checkObject(name, 'the query (third argument)', query)
+    return query
+  }
+  const out = Object.create(null) // a key "__proto__" stays a key
+  for (const key of query.keys()) {
+    if (Object.hasOwn(out, key)) continue
+    const values = query.getAll(key)
+    out[key] = values.length === 1 ? values[0] : values
+  }
+  return out
+}
+
 /**
  * urlFor over the table of names: `names[name] = [hostParts | null, pathParts]`; `form`, the
  * spelling (see spell()) of the values of constraints tested in place, after the build.
@@ -399,7 +417,7 @@ export function buildUrl(names, name, params, query, absolute, form = 0) {
   // Falsy stands for none (`cond && { page }`), as it always has.
   const given = params || {}
   checkObject(name, 'the parameters (second argument)', given)
-  if (query) checkObject(name, 'the query (third argument)', query)
+  if (query) query = queryObject(name, query)
   const used = new Set()
   const [hostParts, pathParts] = entry
   const host = hostParts === null ? null : fill(name, hostParts, given, used, '.', 0)
