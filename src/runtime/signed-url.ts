@@ -147,10 +147,11 @@ export class UrlSigner {
     // The verifier answers 400 to an `_exp` it cannot read: a URL signed with one never works.
     if (expires !== null && !EXPIRY.test(String(expires)))
       throw new RangeError(`A signed URL cannot expire at ${expires} (1970 to the year 33658)`)
-    if (Object.hasOwn(query, '_sig') || Object.hasOwn(query, '_exp')) {
+    const given = queryRecord(query)
+    if (Object.hasOwn(given, '_sig') || Object.hasOwn(given, '_exp')) {
       throw new TypeError('_sig and _exp are reserved for signed URLs')
     }
-    const withExpiry = expires === null ? query : { ...query, _exp: expires }
+    const withExpiry = expires === null ? given : { ...given, _exp: expires }
     // The HMAC covers the route's path, as the request will carry it: a base path of APP_URL
     // (`https://x.com/app/`, behind a proxy that strips /app) is only in the absolute output.
     const relative = this.#urlFor(name, params, withExpiry, false)
@@ -177,6 +178,22 @@ export class UrlSigner {
     const signature = `${search ? '&' : '?'}_sig=${hmac(this.#keys[0]!, payload).toString('hex')}`
     return `${absolute ? full : relative}${signature}`
   }
+}
+
+/**
+ * The query as an object. urlFor writes a URLSearchParams or a Map from its entries (a key given
+ * twice as a list); here the reserved-key check and the added `_exp` need them as keys too, or a
+ * `_sig` in a URLSearchParams was signed into the URL and repeated keys lost.
+ */
+function queryRecord(query: Record<string, unknown>): Record<string, unknown> {
+  if (query instanceof Map) return Object.fromEntries(query)
+  if (!(query instanceof URLSearchParams)) return query
+  const out: Record<string, unknown> = Object.create(null)
+  for (const key of query.keys()) {
+    const values = query.getAll(key)
+    out[key] = values.length === 1 ? values[0] : values
+  }
+  return out
 }
 
 // A typo such as 'Absolute' would otherwise sign as 'relative' without a word.
