@@ -61,4 +61,5 @@ export type {
   RequestOptions,
   BodyLimits,
   KernelServices,
+  UrlQuery,
 } from './types.js'

@@ -32,6 +32,7 @@ import type {
   Middleware,
   MiddlewareFactory,
   RequestOptions,
+  UrlQuery,
   ViewEngine,
 } from './types.js'
 import { renderView, TemplateViews } from './views.js'
@@ -155,7 +156,7 @@ export class Kernel implements KernelServices {
   urlFor(
     name: string,
     params?: Record<string, unknown>,
-    query?: Record<string, unknown>,
+    query?: UrlQuery,
     absolute?: boolean | string,
   ): string {
     return this.router.urlFor(name, params, query, absolute)

@@ -16,6 +16,7 @@ import {
 } from '../shared/cache-format.js'
 import { FwError } from '../shared/errors.js'
 import { fingerprintRoutes, type RouteRecord } from '../shared/route-record.js'
+import type { UrlQuery } from './types.js'
 
 const REBUILD = 'Run `fw route:cache build` (fw serve rebuilds automatically).'
 
@@ -40,7 +41,7 @@ export interface CompiledRouter {
   urlFor(
     name: string,
     params?: Record<string, unknown>,
-    query?: Record<string, unknown>,
+    query?: UrlQuery,
     absolute?: boolean | string,
   ): string
   setBaseUrl(url: string): void

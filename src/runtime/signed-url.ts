@@ -11,6 +11,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import { badRequest, forbidden, gone } from './http-error.js'
 import { decodeComponent } from './request/query.js'
 import type { FwRequest } from './request/request.js'
+import type { UrlQuery } from './types.js'
 
 export type PayloadMode = 'relative' | 'absolute'
 
@@ -20,7 +21,7 @@ const EXPIRY = /^[0-9]{1,12}$/
 type UrlFor = (
   name: string,
   params?: Record<string, unknown>,
-  query?: Record<string, unknown>,
+  query?: UrlQuery,
   absolute?: boolean | string,
 ) => string
 
@@ -65,7 +66,7 @@ export class UrlSigner {
   signedUrlFor(
     name: string,
     params: Record<string, unknown> = {},
-    query: Record<string, unknown> = {},
+    query: UrlQuery = {},
     ttl: number | null = null,
     absolute = false,
     payloadMode: PayloadMode | null = null,
@@ -78,7 +79,7 @@ export class UrlSigner {
   temporaryUrlFor(
     name: string,
     params: Record<string, unknown> = {},
-    query: Record<string, unknown> = {},
+    query: UrlQuery = {},
     ttl: number | null = null,
     absolute = false,
     payloadMode: PayloadMode | null = null,
@@ -92,7 +93,7 @@ export class UrlSigner {
     name: string,
     expiresAt: Date | number,
     params: Record<string, unknown> = {},
-    query: Record<string, unknown> = {},
+    query: UrlQuery = {},
     absolute = false,
     payloadMode: PayloadMode | null = null,
   ): string {
@@ -138,7 +139,7 @@ export class UrlSigner {
   #sign(
     name: string,
     params: Record<string, unknown>,
-    query: Record<string, unknown>,
+    query: UrlQuery,
     expires: number | null,
     absolute: boolean,
     payloadMode: PayloadMode | null,
@@ -185,15 +186,17 @@ export class UrlSigner {
  * twice as a list); here the reserved-key check and the added `_exp` need them as keys too, or a
  * `_sig` in a URLSearchParams was signed into the URL and repeated keys lost.
  */
-function queryRecord(query: Record<string, unknown>): Record<string, unknown> {
-  if (query instanceof Map) return Object.fromEntries(query)
-  if (!(query instanceof URLSearchParams)) return query
-  const out: Record<string, unknown> = Object.create(null)
-  for (const key of query.keys()) {
-    const values = query.getAll(key)
-    out[key] = values.length === 1 ? values[0] : values
+function queryRecord(query: UrlQuery): Record<string, unknown> {
+  if (query instanceof URLSearchParams) {
+    const out: Record<string, unknown> = Object.create(null)
+    for (const key of query.keys()) {
+      const values = query.getAll(key)
+      out[key] = values.length === 1 ? values[0] : values
+    }
+    return out
   }
-  return out
+  // Typed ReadonlyMap, a Map at run time (the generated urlFor tests `instanceof Map` too).
+  return query instanceof Map ? Object.fromEntries(query) : (query as Record<string, unknown>)
 }
 
 // A typo such as 'Absolute' would otherwise sign as 'relative' without a word.

@@ -70,6 +70,12 @@ export interface RequestOptions {
   uploadDir?: string
 }
 
+/**
+ * A query for urlFor: an object (arrays and objects in it as bracketed keys), or its entries as a
+ * URLSearchParams (a key given twice written as a list) or a Map.
+ */
+export type UrlQuery = Record<string, unknown> | URLSearchParams | ReadonlyMap<string, unknown>
+
 /** What middleware factories may use from the kernel. */
 export interface KernelServices {
   log: Logger
@@ -78,7 +84,7 @@ export interface KernelServices {
   urlFor(
     name: string,
     params?: Record<string, unknown>,
-    query?: Record<string, unknown>,
+    query?: UrlQuery,
     absolute?: boolean | string,
   ): string
   /** Resolves a service registered by a provider, or undefined. */

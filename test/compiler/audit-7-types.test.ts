@@ -58,6 +58,9 @@ const CALLS = [
   `urlFor('posts.show', { slug: 'hello', page })`,
   `urlFor('convert', { toString: 'a' })`,
   `urlFor('convert', { toString: 'a', valueOf: 'b' })`,
+  // Entries: a Map or a URLSearchParams (a repeated key written as a list).
+  `urlFor('search', {}, new Map([['a', 1]]))`,
+  `urlFor('search', {}, new URLSearchParams('t=x&t=y'))`,
 ]
 const IMPORT = `import { urlFor } from './cache/router.mjs'`
 const PASS = `${IMPORT}\n${TS_PRELUDE}\nexport const urls: string[] = [\n  ${CALLS.join(',\n  ')},\n]\n`
@@ -74,7 +77,7 @@ const FAIL_LINES = {
   queryArray: `urlFor('search', {}, ['open'])`,
   querySymbol: `urlFor('search', {}, { range: { from: Symbol('x') } })`,
   queryDate: `urlFor('search', {}, { since: new Date() })`,
-  queryMap: `urlFor('search', {}, new Map([['a', 1]]))`,
+  queryMapOfFunctions: `urlFor('search', {}, new Map([['a', () => 1]]))`,
   paramString: `urlFor('posts.show', { slug: 'hello', page: '2' })`,
   missingRequired: `urlFor('convert', {})`,
 }
@@ -117,6 +120,8 @@ describe('router.d.mts accepts what urlFor answers', () => {
       '/posts/hello',
       '/convert/a',
       '/convert/a/b',
+      '/search?a=1',
+      '/search?t%5B0%5D=x&t%5B1%5D=y',
     ])
   })
 

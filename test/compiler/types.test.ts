@@ -60,6 +60,9 @@ export const urls: string[] = [
   urlFor('home', {}, { range: { from: 1, to: 2 } }),
   urlFor('home', {}, { filter: { status: ['open', 'closed'], range: { from: 1 } } }),
   urlFor('home', {}, { list: [{ id: 1 }, { id: 2 }], matrix: [[1, 2], [3]], skip: null }),
+  // A query as entries (README: a key given twice as a list).
+  urlFor('home', {}, new URLSearchParams('tag=a&tag=b')),
+  urlFor('v1.users.show', { id: 1 }, new Map([['page', 2]])),
   urlFor('__proto__'),
   // A catch-all, a domain placeholder, a name with a dash and non-ASCII letters.
   urlFor('files.show', { path: 'a/b' }),
@@ -82,6 +85,7 @@ const FAIL_LINES = {
   paramsOnParamless: `export const g = urlFor('home', { id: 1 })`,
   symbolInQuery: `export const h = urlFor('home', {}, { range: { from: Symbol('x') } })`,
   functionInQuery: `export const i = urlFor('home', {}, { list: [() => 1] })`,
+  functionInMap: `export const i2 = urlFor('home', {}, new Map([['f', () => 1]]))`,
   missingCatchAll: `export const j = urlFor('files.show')`,
   missingDomainParam: `export const k = urlFor('tenant.whoami', {})`,
   unprefixedName: `export const l = urlFor('whoami', { account: 'acme' })`,

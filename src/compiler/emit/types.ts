@@ -63,6 +63,14 @@ function queryTypes(): TypeAlias[] {
       type: '{ readonly [K in keyof Q & (string | number)]?: QueryItem<Q[K]> }',
     },
     {
+      name: 'QueryEntries',
+      isExported: true,
+      docs: [
+        'A query as entries: each key once, or (URLSearchParams) repeated, written as a list.',
+      ],
+      type: 'URLSearchParams | ReadonlyMap<string, QueryValue>',
+    },
+    {
       name: 'QueryItem',
       typeParameters: [{ name: 'V' }],
       type:
@@ -87,8 +95,8 @@ function resultTypes(): TypeAlias[] {
       docs: ['The arguments after the name: params are required when the route has required ones.'],
       type:
         '{} extends RouteParams[N]\n' +
-        '  ? [params?: RouteParams[N], query?: Q, absolute?: boolean | string]\n' +
-        '  : [params: RouteParams[N], query?: Q, absolute?: boolean | string]',
+        '  ? [params?: RouteParams[N], query?: Q | QueryEntries, absolute?: boolean | string]\n' +
+        '  : [params: RouteParams[N], query?: Q | QueryEntries, absolute?: boolean | string]',
     },
     {
       name: 'MatchResult',
