@@ -246,7 +246,8 @@ export function userRecord(row: StoredRow | undefined): UserRecord | null {
   return {
     id: Number(row.id),
     email: String(row.email),
-    name: String(row.name),
+    // NULL only in a table made by hand: '' ('null' was sent to clients and signed into tokens).
+    name: row.name === null ? '' : String(row.name),
     roles: parseRoles(row.roles),
     password_hash: String(row.password_hash),
   }
@@ -264,8 +265,9 @@ export function refreshTokenRecord(row: StoredRow | undefined): RefreshTokenReco
     user_id: Number(row.user_id),
     token: String(row.token),
     expires_at: String(row.expires_at),
-    family_id: String(row.family_id),
+    family_id: row.family_id === null ? '' : String(row.family_id),
     rotated_at: row.rotated_at === null ? null : String(row.rotated_at),
-    revoked: typeof row.revoked === 'number' ? row.revoked !== 0 : row.revoked === true,
+    // A NULL flag (a nullable column made by hand) counts as revoked: a security flag fails closed.
+    revoked: typeof row.revoked === 'number' ? row.revoked !== 0 : row.revoked !== false,
   }
 }

@@ -20,11 +20,14 @@ const openDescriptors = (): number => readdirSync('/proc/self/fd').length
 describe.runIf(process.platform === 'linux')('a file answered to a client that left', () => {
   it('closes the file at once', async () => {
     const path = join(tempDir('fw-file-gone-'), 'big.bin')
+    let answered = 0
     writeFileSync(path, Buffer.alloc(1024 * 1024))
     const kernel = await bootKernel((r) => {
       r.get('/slow-file', async () => {
         await delay(60)
-        return file(path)
+        const response = await file(path) // the descriptor is open from here on
+        answered++
+        return response
       })
     })
     const server = await serve(kernel)
@@ -39,8 +42,10 @@ describe.runIf(process.platform === 'linux')('a file answered to a client that l
           socket.on('close', () => resolve())
         })
       await Promise.all(Array.from({ length: 20 }, abort))
-      // Every handler answers 60 ms after its request; on a loaded CI machine later. Before the
-      // fix only garbage collection closed the files, which no 2 s of this test runs.
+      // Every handler opens its file 60 ms after its request (later on a loaded CI machine): only
+      // then can the count show a leak. Before the fix only garbage collection closed the files,
+      // which no 2 s of this test runs.
+      await vi.waitFor(() => expect(answered).toBe(20), { timeout: 5000, interval: 10 })
       await vi.waitFor(() => expect(openDescriptors() - before).toBeLessThan(5), {
         timeout: 2000,
         interval: 25,
