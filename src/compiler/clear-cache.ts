@@ -9,14 +9,8 @@ import { join } from 'node:path'
 import { MANIFEST_FILE } from '../shared/cache-format.js'
 import { FwError } from '../shared/errors.js'
 import { acquireLock, LOCK_FILE } from './cache-lock.js'
-import {
-  assertSafeDir,
-  holdsLeftovers,
-  isManifest,
-  readManifest,
-  userFacing,
-  wroteIt,
-} from './write-cache.js'
+import { assertSafeDir, userFacing } from './cache-guard.js'
+import { holdsLeftovers, isManifest, readManifest, wroteIt } from './cache-ownership.js'
 
 /**
  * Removes what build wrote in `dir`; returns the removed names (empty when there was nothing).

@@ -10,24 +10,22 @@
  * published, and router.mjs and manifest.json could each be left naming a different build.
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs'
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
-import { homedir } from 'node:os'
-import { basename, dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path'
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import {
   ENTRY_FILE,
   ENTRY_TYPES_FILE,
   GENERATED_MARK,
-  GENERATION_NAME,
   ROUTES_ENTRY_FILE,
   MANIFEST_FILE,
   type Manifest,
 } from '../shared/cache-format.js'
-import { FwError } from '../shared/errors.js'
-import { writeFailure } from '../shared/fs-errors.js'
 import type { BuildOutput } from './build.js'
-import { acquireLock, LOCK_FILE, LOCK_NAME } from './cache-lock.js'
+import { assertSafeDir, userFacing } from './cache-guard.js'
+import { acquireLock } from './cache-lock.js'
+import { assertOnlyOurs, isManifest, pruneGenerations, readManifest } from './cache-ownership.js'
 
+// Where clear-cache.ts and the compiler's index have always imported them from.
 const TMP_PREFIX = '.tmp-'
 
 export interface WriteResult {
@@ -43,48 +41,6 @@ export async function writeCache(dir: string, build: BuildOutput): Promise<Write
     return await publish(root, build)
   } catch (error) {
     throw userFacing(error, root, 'write the route cache to')
-  }
-}
-
-/**
- * A file-system failure the user can mend as FW_CACHE_WRITE naming the folder (`doing` says what
- * fw was doing there); anything else unchanged. Also a --cache that is a symbolic link to a
- * folder that does not exist: mkdir then fails with ENOENT, which says nothing about the link.
- * @example
- * throw userFacing(error, root, 'write the route cache to')
- * // FwError FW_CACHE_WRITE: Cannot write the route cache to "/app/.fw/cache": permission denied (EACCES)
- */
-export function userFacing(
-  error: unknown,
-  root: string,
-  doing: string,
-  hint = 'Point --cache at a folder fw can create and write, such as .fw/cache.',
-): unknown {
-  const code = (error as NodeJS.ErrnoException | null)?.code
-  const target = code === 'ENOENT' ? danglingTarget(root) : undefined
-  if (target !== undefined) {
-    return new FwError(
-      'FW_CACHE_WRITE',
-      `Cannot ${doing} "${root}": it is a symbolic link to "${target}", which does not exist`,
-      { hint: `Create "${target}", or point --cache at a folder such as .fw/cache.`, cause: error },
-    )
-  }
-  const cause = writeFailure(error)
-  if (cause === undefined) return error
-  const full = code === 'ENOSPC' || code === 'EDQUOT'
-  return new FwError('FW_CACHE_WRITE', `Cannot ${doing} "${root}": ${cause} (${code})`, {
-    hint: full ? 'Free some space, or point --cache at a folder on another disk.' : hint,
-    cause: error,
-  })
-}
-
-/** Where the symbolic link `path` points, when that does not exist; else undefined. */
-function danglingTarget(path: string): string | undefined {
-  try {
-    if (!lstatSync(path).isSymbolicLink() || existsSync(path)) return undefined
-    return resolve(dirname(path), readlinkSync(path))
-  } catch {
-    return undefined
   }
 }
 
@@ -199,178 +155,4 @@ async function isIntact(root: string, generation: string, build: BuildOutput): P
   }
   const types = await readFile(join(root, ENTRY_TYPES_FILE), 'utf8').catch(() => '')
   return types.startsWith(GENERATED_MARK)
-}
-
-export async function readManifest(root: string): Promise<Manifest | null> {
-  try {
-    return JSON.parse(await readFile(join(root, MANIFEST_FILE), 'utf8')) as Manifest
-  } catch {
-    return null
-  }
-}
-
-/**
- * Refuses '', '/', '.', '..', and any folder that holds the working directory or the home
- * directory (`../.`, `a/..` or an absolute path to a parent are '..' too): clearing one of those
- * would reach beyond the cache. Also anything under /proc, /sys and /dev. The same holds for the
- * folder symbolic links lead to: `--cache link` where link points at / or at the home folder.
- */
-export function assertSafeDir(dir: string): string {
-  const trimmed = dir.trim()
-  const root = resolve(trimmed)
-  const real = realPath(root)
-  const dangerous =
-    ['', '.', '..', '/'].includes(trimmed.replace(/\/+$/, '') || '/') ||
-    isDangerous(root) ||
-    isDangerous(real)
-  if (dangerous) {
-    const leadsTo = real === root ? '' : ` (a link to "${real}")`
-    throw new FwError(
-      'FW_CACHE_UNSAFE_DIR',
-      `Refusing to use "${dir}"${leadsTo} as the route cache directory`,
-      {
-        hint: 'Point --cache at a folder of its own, such as .fw/cache.',
-      },
-    )
-  }
-  return root
-}
-
-function isDangerous(root: string): boolean {
-  const home = homedir()
-  return (
-    root === parse(root).root ||
-    holds(root, home) ||
-    holds(root, realPath(home)) ||
-    holds(root, process.cwd()) ||
-    VIRTUAL_FS.test(root)
-  )
-}
-
-/** `path` with symbolic links resolved, as far as it exists (the rest is appended as written). */
-function realPath(path: string): string {
-  try {
-    return realpathSync(path)
-  } catch {
-    const parent = dirname(path)
-    return parent === path ? path : join(realPath(parent), basename(path))
-  }
-}
-
-// Kernel file systems: nothing to write there, and Node 20's recursive mkdir under /proc spins
-// forever instead of failing.
-const VIRTUAL_FS = /^\/(proc|sys|dev)(\/|$)/
-
-/** Whether `folder` is `inner` or one of its ancestors. */
-function holds(folder: string, inner: string): boolean {
-  const path = relative(folder, inner)
-  return path === '' || (path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path))
-}
-
-// What an OS or a version control system puts in any folder: kept, never in the way of a build.
-const METADATA = new Set([
-  '.DS_Store',
-  'Thumbs.db',
-  'desktop.ini',
-  '.gitignore',
-  '.gitkeep',
-  '.keep',
-])
-
-/**
- * Refuses a folder without fw's manifest that holds anything fw did not write, judged as clear
- * judges it: an entry file by its banner, a manifest by its shape (a user's router.mjs, routes.mjs
- * or web app manifest.json was overwritten when only the names were compared).
- */
-async function assertOnlyOurs(root: string): Promise<void> {
-  // A manifest.json fw cannot read beside fw's own files is a damaged one of fw's (a full disk, a
-  // bad copy): the build that replaces it is the fix, not a refusal.
-  const built = await holdsLeftovers(root)
-  const foreign: string[] = []
-  for (const name of await readdir(root)) {
-    const ours = (name === MANIFEST_FILE && built) || (await wroteIt(root, name))
-    if (!METADATA.has(name) && !ours) foreign.push(name)
-  }
-  if (foreign.length > 0) {
-    throw new FwError(
-      'FW_CACHE_UNSAFE_DIR',
-      `"${root}" holds files fw did not write (${foreign.slice(0, 3).join(', ')})`,
-      {
-        hint: 'Point --cache at an empty folder or one fw built before, such as .fw/cache.',
-      },
-    )
-  }
-}
-
-// What build names: generation-<ms>-<8 hex> (build.ts), .tmp-<12 hex> while a generation is
-// written, <entry>.tmp-<12 hex> while an entry file is (stageEntries), and the lock files
-// (LOCK_NAME, cache-lock.ts).
-const TMP_NAME = /^\.tmp-[0-9a-f]{12}$/
-const ENTRY_TMP_NAME = /^(router\.mjs|router\.d\.mts|routes\.mjs|manifest\.json)\.tmp-[0-9a-f]{12}$/
-export const ENTRY_FILES = [ENTRY_FILE, ENTRY_TYPES_FILE, ROUTES_ENTRY_FILE]
-
-/** Whether build could have written an entry named `name` (what a fresh build may sit beside). */
-export function isOurs(name: string): boolean {
-  return (
-    name === MANIFEST_FILE ||
-    ENTRY_FILES.includes(name) ||
-    GENERATION_NAME.test(name) ||
-    TMP_NAME.test(name) ||
-    ENTRY_TMP_NAME.test(name) ||
-    LOCK_NAME.test(name)
-  )
-}
-
-/** Whether a folder without a manifest holds what only fw writes: a bannered entry or generation. */
-export async function holdsLeftovers(root: string): Promise<boolean> {
-  for (const name of await readdir(root)) {
-    const bannered = ENTRY_FILES.includes(name)
-      ? join(root, name)
-      : GENERATION_NAME.test(name)
-        ? join(root, name, 'index.mjs')
-        : null
-    if (bannered === null) continue
-    const text = await readFile(bannered, 'utf8').catch(() => '')
-    if (text.startsWith(GENERATED_MARK)) return true
-  }
-  return false
-}
-
-/** Whether build wrote `name` in `root`: its name, and for an entry file or the manifest, its text. */
-export async function wroteIt(root: string, name: string): Promise<boolean> {
-  if (!isOurs(name)) return false
-  if (name === MANIFEST_FILE) return isManifest(await readManifest(root))
-  if (!ENTRY_FILES.includes(name)) return true
-  const text = await readFile(join(root, name), 'utf8').catch(() => '')
-  return text.startsWith(GENERATED_MARK)
-}
-
-/** Whether `value` has the shape of the manifest build writes. */
-export function isManifest(value: unknown): value is Manifest {
-  const m = value as Partial<Manifest> | null
-  return (
-    typeof m === 'object' &&
-    m !== null &&
-    typeof m.formatVersion === 'number' &&
-    typeof m.generation === 'string' &&
-    GENERATION_NAME.test(m.generation) &&
-    typeof m.fingerprint === 'string' &&
-    Array.isArray(m.shards)
-  )
-}
-
-/**
- * Deletes the generations other than `keep` (the new one, and the one the previous manifest named,
- * which running processes may still load shards from), and what builds that died left behind. Only
- * called under the lock, so no other build is writing a temporary file or folder now.
- */
-async function pruneGenerations(root: string, keep: (string | undefined)[]): Promise<void> {
-  for (const name of await readdir(root)) {
-    const leftover =
-      TMP_NAME.test(name) ||
-      ENTRY_TMP_NAME.test(name) ||
-      (LOCK_NAME.test(name) && name !== LOCK_FILE)
-    if (leftover || (GENERATION_NAME.test(name) && !keep.includes(name)))
-      await rm(join(root, name), { recursive: true, force: true })
-  }
 }

@@ -8,7 +8,7 @@ import { chmodSync } from 'node:fs'
 import { join } from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { compileError } from '../../src/compiler/import-module.js'
+import { compileError } from '../../src/compiler/import-errors.js'
 import {
   assertBuilt,
   cleanupProjects,

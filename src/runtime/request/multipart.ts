@@ -4,10 +4,6 @@
  * listener turns a malformed upload into a crashed process (multer, CVE-2025-47944). Files go
  * to `uploadDir` under random names; on any failure the partial temp files are removed.
  */
-import { randomBytes } from 'node:crypto'
-import { createWriteStream, type WriteStream } from 'node:fs'
-import { rm } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import busboy from 'busboy'
 import {
@@ -22,7 +18,8 @@ import { multipartLimit, multipartOverhead } from './multipart-limits.js'
 import { addParam, finalizeParams, utf8Text } from './query.js'
 import { emptyParams, FORBIDDEN_KEYS, type Params } from './params.js'
 import type { BodyStream } from './read-body.js'
-import { UploadedFile } from './uploaded-file.js'
+import { TempUpload, type FilePart } from './temp-upload.js'
+import type { UploadedFile } from './uploaded-file.js'
 
 /**
  * Field name → file, or a list of files for `name[]` and repeated names. File field names are
@@ -267,54 +264,6 @@ class MultipartRun {
     // allSettled: a failed unlink must not hide the error the client gets.
     await Promise.allSettled(this.#uploads.map((upload) => upload.remove()))
     this.#reject(error)
-  }
-}
-
-/** A file part: its field name, what busboy says of it, its position among the file parts. */
-interface FilePart {
-  name: string | undefined
-  info: busboy.FileInfo
-  order: number
-}
-
-/** One file being written to disk. */
-class TempUpload {
-  readonly path: string
-  readonly field: string
-  readonly part: FilePart
-  readonly file: WriteStream
-  readonly written: Promise<void>
-  readonly #closed: Promise<void>
-  size = 0
-
-  constructor(dir: string, field: string, part: FilePart) {
-    // The client's filename never reaches the file system: 128 random bits name the file.
-    this.path = join(dir, `fw-upload-${randomBytes(16).toString('hex')}`)
-    this.field = field
-    this.part = part
-    this.file = createWriteStream(this.path, { flags: 'wx', mode: 0o600 })
-    this.written = new Promise((resolve, reject) => {
-      this.file.once('finish', resolve).once('error', reject)
-    })
-    this.written.catch(() => {}) // the 'error' listener in MultipartRun reports it
-    this.#closed = new Promise((resolve) => this.file.once('close', resolve))
-  }
-
-  /** Waits until the descriptor is closed, then unlinks: removing earlier could race the open. */
-  async remove(): Promise<void> {
-    this.file.destroy()
-    await this.#closed
-    await rm(this.path, { force: true })
-  }
-
-  toUploadedFile(): UploadedFile {
-    return new UploadedFile({
-      path: this.path,
-      size: this.size,
-      // busboy gives '' for a name without a base name ('.', 'dir/'): no name either.
-      clientFilename: this.part.info.filename || null,
-      clientMediaType: this.part.info.mimeType,
-    })
   }
 }
 
