@@ -1,0 +1,268 @@
+/**
+ * Writing a response to node:http: in-memory bodies with one writeHead and one end, streams piped
+ * with their headers sent on the first chunk (so a body that fails before it is still answered by
+ * the error boundary), held to their Content-Length, cut when the client stops reading; and the
+ * plain 500 when Node refuses what fw wrote.
+ */
+import type { ServerResponse } from 'node:http'
+import { pipeline, Transform, type Readable } from 'node:stream'
+import type { Kernel } from './kernel.js'
+import { SAFE_ID } from './middleware/request-id.js'
+import type { FwRequest } from './request/request.js'
+import { FwResponse } from './response.js'
+import { jsonErrorHeaders } from './wire-errors.js'
+
+/** Closes a stream body that will not be sent (a file's descriptor would wait for the GC). */
+export function discardBody(response: FwResponse): void {
+  const body = response.body as { destroy?: unknown } | null | undefined
+  if (typeof body === 'object' && body !== null && typeof body.destroy === 'function')
+    (body as Readable).destroy()
+}
+
+const FAILURE_REASON = 'Internal Server Error'
+
+/**
+ * The 500 for a response Node refused to write, with the error boundary's headers. A refused
+ * writeHead() leaves state behind (the first status message, the first Content-Length, no body
+ * for a 204): the reason, Content-Length and body are therefore given explicitly, so that the
+ * next response on a keep-alive connection starts where the client expects it. A response
+ * already (partly) sent can only be cut off.
+ */
+export function answerFailure(
+  error: unknown,
+  res: ServerResponse,
+  id: string | undefined,
+  kernel: Kernel,
+  message: string,
+): void {
+  const requestId = id !== undefined && SAFE_ID.test(id) ? id : undefined
+  kernel.log.error({ err: error, request_id: requestId }, message)
+  try {
+    if (res.headersSent || res.destroyed) {
+      res.destroy()
+      return
+    }
+    const body = JSON.stringify({ error: FAILURE_REASON, code: 500, request_id: requestId })
+    const headers = jsonErrorHeaders(body)
+    if (requestId !== undefined) headers['x-request-id'] = requestId
+    for (const name of res.getHeaderNames()) res.removeHeader(name)
+    const state = res as ServerResponse & { _hasBody: boolean }
+    res.chunkedEncoding = false
+    state._hasBody = res.req.method !== 'HEAD'
+    res.writeHead(500, FAILURE_REASON, headers)
+    res.end(body)
+  } catch (failure) {
+    kernel.log.error({ err: failure }, 'The 500 answer could not be written either')
+    res.destroy()
+  }
+}
+
+/** Headers as writeHead takes them: an object, or a flat (name, value, ...) list. */
+type NodeHeaders = Record<string, string | string[]> | (string | string[])[]
+
+/**
+ * A 204, 205 or 304 as sent: without its body. RFC 9110 §15.3.6 forbids content in a 205, and
+ * Node, which drops a 204's or 304's, writes a 205's (its Content-Length becomes 0). A stream is
+ * closed unread: Node ignores each write to a 204 or 304 at once, so piped it was read to its end
+ * for nothing, and an endless in-memory one never let the event loop run again.
+ */
+function withoutBody(response: FwResponse): FwResponse {
+  discardBody(response)
+  return new FwResponse(response.status, response.headers, null)
+}
+
+/**
+ * Writes a response. Hot path: keep it to one writeHead and one end for in-memory bodies.
+ * `rescuing`: the response is the error boundary's answer to a streamed body that failed.
+ */
+export function send(
+  res: ServerResponse,
+  answer: FwResponse,
+  request: FwRequest,
+  kernel: Kernel,
+  rescuing = false,
+): void {
+  const status = answer.status
+  const response =
+    answer.body !== null && (status === 205 || !hasContent(status)) ? withoutBody(answer) : answer
+  const body = response.body
+  // Everything goes into writeHead, Content-Length included: a setHeader() before it would send
+  // Node down its slow path (every header re-validated and stored one by one).
+  const headers = FwResponse.wireHeaders(response) as NodeHeaders
+  if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
+    res.writeHead(response.status, headers)
+    res.end(body ?? undefined)
+    // Bytes the socket did not take at once (a large body): the client has to read them.
+    if (!res.writableFinished) closeWhenStalled(res, response, kernel)
+    return
+  }
+  sendStream(res, body, response, headers, request, kernel, rescuing)
+}
+
+/**
+ * Closes the connection of `res` once its client has taken none of the response's bytes for the
+ * kernel's `sendTimeoutMs` (nginx's send_timeout): a client that stops reading (a slow-read
+ * attack) held the connection, the unsent bytes and a file's descriptor for ever. Node restarts a
+ * socket's timeout whenever a write makes progress, so a client that reads slowly is not cut; a
+ * timeout with nothing waiting to be sent is a stream that is only quiet (server-sent events
+ * between two events), and leaves the connection open.
+ */
+function closeWhenStalled(res: ServerResponse, response: FwResponse, kernel: Kernel): void {
+  const ms = kernel.sendTimeoutMs
+  if (ms === 0) return
+  res.setTimeout(ms, () => {
+    if (res.writableLength === 0 || res.destroyed) return
+    kernel.log.warn(
+      { request_id: response.header('x-request-id'), unsent: res.writableLength },
+      `The client took none of the response for ${ms} ms: connection closed`,
+    )
+    res.destroy()
+  })
+  // Sent, the response leaves the socket's timeout to Node: kept, it closed the connection, with
+  // no word, under a later response on it (a pipelined request whose handler took longer). This
+  // runs before Node's own 'finish' listener, which then sets the keep-alive timeout.
+  res.prependOnceListener('finish', () => res.socket?.setTimeout(0))
+}
+
+/**
+ * Streams `body`. The status line and headers go out with its first chunk (setHeader, not
+ * writeHead), so a body that fails before producing anything, such as a file that cannot be
+ * opened, is still answered by the error boundary (as Fastify does) instead of by a 200 cut
+ * short. A failure after the first chunk can only end the connection, which tells the client
+ * that the body is incomplete, as does a body that does not match the Content-Length it
+ * declares. A client that goes away stops the reading (a file stays open otherwise).
+ */
+function sendStream(
+  res: ServerResponse,
+  body: Readable,
+  response: FwResponse,
+  headers: NodeHeaders,
+  request: FwRequest,
+  kernel: Kernel,
+  rescuing: boolean,
+): void {
+  // The client left before the answer was ready: nothing will read the body, and a 'close'
+  // listener added now would never fire. Piped into the closed response, a file's stream stayed
+  // paused with its descriptor open until garbage collection (one per aborted download).
+  if (res.destroyed) {
+    body.destroy()
+    return
+  }
+  // Chunks of an object-mode stream (Readable.from, an async generator) may be what a socket
+  // cannot take: res.write would throw inside pipe's 'data' listener, where nothing catches it
+  // (the process would crash). Checked, such a chunk fails the stream like any other error.
+  if (body.readableObjectMode) body = bytesOnly(body)
+  res.statusCode = response.status
+  if (Array.isArray(headers)) {
+    // A name listed twice is two header lines, as writeHead sends them.
+    for (let i = 0; i < headers.length; i += 2)
+      res.appendHeader(headers[i] as string, headers[i + 1]!)
+  } else {
+    for (const name in headers) res.setHeader(name, headers[name]!)
+  }
+  // HEAD sends the headers only: reading a whole file to discard it would be wasted work.
+  if (res.req.method === 'HEAD') {
+    body.destroy()
+    res.end()
+    return
+  }
+  closeWhenStalled(res, response, kernel)
+  const declared = response.header('content-length')
+  if (declared !== undefined && hasContent(response.status))
+    holdToLength(body, res, declared, kernel)
+  let failed = false
+  const fail = (error: unknown): void => {
+    if (failed) return
+    failed = true
+    if (res.headersSent || res.destroyed) {
+      kernel.log.warn({ err: error }, 'Streaming the response body failed')
+      res.destroy()
+      return
+    }
+    body.unpipe(res)
+    for (const name of res.getHeaderNames()) res.removeHeader(name)
+    const id = response.header('x-request-id')
+    // The boundary's own answer failed as well (an error renderer streaming a page that cannot
+    // be read): asked again, it would answer the same, failing over and over in microtasks, the
+    // process frozen. The plain 500 instead.
+    if (rescuing) return answerFailure(error, res, id, kernel, 'The error answer failed too')
+    const answer = (rescued: FwResponse): void => {
+      if (!res.destroyed)
+        send(
+          res,
+          id === undefined ? rescued : rescued.withHeader('x-request-id', id),
+          request,
+          kernel,
+          true,
+        )
+    }
+    // The request as the kernel's context saw it: the error body names the same request id.
+    kernel
+      .answerError(error, id === undefined ? request : request.withAttribute('request_id', id))
+      .then(answer)
+      .catch(() => res.destroy())
+  }
+  // `on`, not `once`: a stream that emits 'error' twice must not crash the process.
+  body.on('error', fail)
+  // A body destroyed without an error (`destroy()`, an upstream cut off) emits 'close' but no
+  // 'end' or 'error': pipe() never ended the response, and the client waited for ever.
+  const cut = (): void => {
+    if (!body.readableEnded && !res.destroyed)
+      fail(new Error('The streamed body was closed before its end'))
+  }
+  if (body.destroyed) cut()
+  else body.once('close', cut)
+  res.once('close', () => {
+    if (!body.readableEnded) body.destroy()
+  })
+  body.pipe(res)
+}
+
+/** `body` with every chunk checked to be a string or bytes: another fails the stream. */
+function bytesOnly(body: Readable): Readable {
+  const checked = new Transform({
+    writableObjectMode: true,
+    transform(chunk: unknown, _encoding, done) {
+      if (typeof chunk === 'string' || chunk instanceof Uint8Array) done(null, chunk)
+      else done(new TypeError(`A streamed body yielded ${chunkKind(chunk)}, not a string or bytes`))
+    },
+  })
+  // Errors and an early end travel both ways: a failed source fails `checked`, and destroying
+  // `checked` (the client left, a HEAD) destroys the source. The callback only keeps pipeline
+  // from throwing; `checked`'s own 'error' listener reports the failure.
+  pipeline(body, checked, () => {})
+  return checked
+}
+
+/** Whether a response of `status` carries content (RFC 9110 §6.4.1: not 1xx, 204 or 304). */
+function hasContent(status: number): boolean {
+  return status >= 200 && status !== 204 && status !== 304
+}
+
+/**
+ * Holds `body` to the Content-Length its response declares: Node writes whatever a stream yields,
+ * so the excess of a longer body would be read by the client as the next response (response
+ * splitting), and a shorter body would take the start of the next response as its rest. A chunk
+ * that goes past the length, or an end short of it, cuts the connection instead (the chunk is
+ * not written: Node drops writes to a destroyed response), which tells the client the body is
+ * incomplete. It must listen before pipe() does, to see each chunk first.
+ */
+function holdToLength(body: Readable, res: ServerResponse, declared: string, kernel: Kernel): void {
+  // A length that is no number of bytes fits no body.
+  let left = /^\d+$/.test(declared) ? Number(declared) : -1
+  const check = (): void => {
+    if (left === 0 || res.destroyed) return
+    kernel.log.warn({ declared }, 'A streamed body does not match its Content-Length')
+    res.destroy()
+  }
+  body.on('data', (chunk: Buffer | string) => {
+    left -= typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength
+    if (left < 0) check()
+  })
+  body.once('end', check)
+}
+
+function chunkKind(chunk: unknown): string {
+  if (chunk === null || chunk === undefined) return String(chunk)
+  return typeof chunk === 'object' ? 'an object' : `a ${typeof chunk}`
+}
