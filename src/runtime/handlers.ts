@@ -6,7 +6,8 @@ import { Readable } from 'node:stream'
 import type { HandlerRef } from '../shared/route-record.js'
 import type { Container } from './container.js'
 import { HttpError, type HeaderMap } from './http-error.js'
-import { create, FwResponse, isAsyncIterable, json, noContent, stream } from './response.js'
+import { create, FwResponse, json, noContent, stream } from './response.js'
+import { isAsyncIterable } from './response-body.js'
 import type { FwRequest } from './request/request.js'
 
 export type Invoke = (request: FwRequest, params: readonly unknown[]) => unknown
