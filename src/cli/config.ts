@@ -10,6 +10,7 @@ import { displayPath, locateInStack } from '../define/location.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
 import { CONFIG_FILE_MARKER, CONFIG_VARS_MARKER } from '../shared/config-markers.js'
 import { escapeRegExp } from '../shared/pattern.js'
+import type { KernelOptions } from '../runtime/kernel-options.js'
 
 /** The configuration variables (DESIGN.md "Configuration"). */
 export const CONFIG_VARIABLES = [
@@ -108,6 +109,7 @@ function checkConfig(file: string, config: Record<string, unknown>): void {
       if (value !== undefined && !isPlainObject(value)) {
         fail(key, `"${key}" must be an object, not ${describe(value)}`, `Write ${key}: { ... }.`)
       }
+      if (key === 'kernel' && isPlainObject(value)) checkKernelKeys(value, fail)
     }
   }
   const variables: [string, unknown][] = CONFIG_VARIABLES.map((name) => [name, config[name]])
@@ -118,6 +120,56 @@ function checkConfig(file: string, config: Record<string, unknown>): void {
       name,
       `The variable ${name} must be a string, number or boolean, not ${describe(value)}`,
       'Environment variables hold text: set a string (or leave the variable out).',
+    )
+  }
+}
+
+// Every kernel option by name (the type keeps the list complete and exact); false for those fw
+// serve sets itself from the config's routes and cache, which would be overridden here.
+const KERNEL_OPTIONS: Readonly<Record<keyof KernelOptions, boolean>> = {
+  routeCache: false,
+  register: false,
+  matcher: true,
+  log: true,
+  env: true,
+  debug: true,
+  preGlobal: true,
+  postGlobal: true,
+  preGlobalTags: true,
+  postGlobalTags: true,
+  builtins: true,
+  container: true,
+  invoker: true,
+  serviceProviders: true,
+  requestScopeEnabled: true,
+  middleware: true,
+  errorRenderer: true,
+  errorRendererTimeoutMs: true,
+  sendTimeoutMs: true,
+  views: true,
+  request: true,
+  signingKeys: true,
+}
+
+/** A typo in `kernel` (`errorRender`) was ignored without a word, the option silently off. */
+function checkKernelKeys(
+  kernel: Record<string, unknown>,
+  fail: (key: string, message: string, hint: string) => never,
+): void {
+  const known = Object.keys(KERNEL_OPTIONS).filter(
+    (name) => KERNEL_OPTIONS[name as keyof KernelOptions],
+  )
+  for (const key of Object.keys(kernel)) {
+    if (known.includes(key)) continue
+    if (key === 'routeCache' || key === 'register') {
+      const own = key === 'routeCache' ? "cache: '.fw/cache'" : "routes: 'routes.ts'"
+      fail(key, `kernel.${key} is set by fw serve`, `Write ${own} at the top level of the config.`)
+    }
+    const near = known.find((name) => editDistance(name, key) <= 2)
+    fail(
+      key,
+      `Unknown kernel option "${key}" in the config file`,
+      near !== undefined ? `Did you mean "${near}"?` : `Kernel options: ${known.join(', ')}.`,
     )
   }
 }
