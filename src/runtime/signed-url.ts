@@ -190,8 +190,12 @@ function queryRecord(query: UrlQuery): Record<string, unknown> {
   if (query instanceof URLSearchParams) {
     const out: Record<string, unknown> = Object.create(null)
     for (const key of query.keys()) {
+      // As the generated urlFor reads entries (queryObject in its helpers): `c[]` is the list c.
+      const base = key.length > 2 && key.endsWith('[]') ? key.slice(0, -2) : key
+      const name = base !== key && query.has(base) ? key : base
+      if (Object.hasOwn(out, name)) continue
       const values = query.getAll(key)
-      out[key] = values.length === 1 ? values[0] : values
+      out[name] = name !== key || values.length > 1 ? values : values[0]
     }
     return out
   }

@@ -388,8 +388,8 @@ function checkObject(name, what, value) {
 }
 
 // A URLSearchParams or a Map has no own keys: written as an object, it was silently no query.
-// Its entries are the query; a key given twice becomes a list (read back as one, where a
-// repeated plain key keeps only its last value).
+// Its entries are the query; a key given twice, or as `c[]`, becomes a list (read back as one,
+// where a repeated plain key keeps only its last value).
 function queryObject(name, query) {
   if (query instanceof Map) return queryObject(name, Object.fromEntries(query))
   if (!(query instanceof URLSearchParams)) {
@@ -398,9 +398,13 @@ function queryObject(name, query) {
   }
   const out = Object.create(null) // a key "__proto__" stays a key
   for (const key of query.keys()) {
-    if (Object.hasOwn(out, key)) continue
+    // `c[]` is the parser's own list syntax: its values are the list c (written c[0], c[1]).
+    // The runtime's signed URLs read entries the same way (queryRecord in signed-url.ts).
+    const base = key.length > 2 && key.endsWith('[]') ? key.slice(0, -2) : key
+    const name = base !== key && query.has(base) ? key : base
+    if (Object.hasOwn(out, name)) continue
     const values = query.getAll(key)
-    out[key] = values.length === 1 ? values[0] : values
+    out[name] = name !== key || values.length > 1 ? values : values[0]
   }
   return out
 }

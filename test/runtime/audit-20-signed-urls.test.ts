@@ -35,6 +35,11 @@ beforeAll(async () => {
         middleware: ['verifySignedUrl'],
       })
     })
+    r.get('/open', (req: FwRequest) => ({ q: req.query() }), 'open')
+    r.get('/signed-q', (req: FwRequest) => ({ q: req.query() }), {
+      name: 'signed-q',
+      middleware: ['verifySignedUrl'],
+    })
     r.get('/{rest:.*}', (req: FwRequest, rest: string) => ({ rest }), {
       name: 'fallback',
       middleware: ['verifySignedUrl'],
@@ -118,5 +123,26 @@ describe('a signed URL with a URLSearchParams or Map query', () => {
     expect(() => kernel.signer.signedUrlFor('posts', { ids: '1' }, forged)).toThrow(
       '_sig and _exp are reserved for signed URLs',
     )
+  })
+})
+
+describe('a URLSearchParams query with the list syntax c[] given twice (review)', () => {
+  const search = (): URLSearchParams => new URLSearchParams('c[]=2&c[]=3&p=1')
+
+  it('urlFor writes it so that the handler reads what its own toString() gives', async () => {
+    const direct = JSON.parse((await server.send('GET', `/open?${search().toString()}`)).text).q
+    expect(direct).toEqual({ c: ['2', '3'], p: '1' })
+    const url = kernel.urlFor('open', {}, search())
+    expect(url).toBe('/open?c%5B0%5D=2&c%5B1%5D=3&p=1')
+    expect(JSON.parse((await server.send('GET', url)).text).q).toEqual(direct)
+  })
+
+  it('a signed URL of it verifies and reads the same', async () => {
+    const response = await server.send(
+      'GET',
+      kernel.signer.signedUrlFor('signed-q', {}, search(), 60),
+    )
+    expect(response.status).toBe(200)
+    expect(JSON.parse(response.text).q).toMatchObject({ c: ['2', '3'], p: '1' })
   })
 })
