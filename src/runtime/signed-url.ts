@@ -148,20 +148,19 @@ export class UrlSigner {
     // The verifier answers 400 to an `_exp` it cannot read: a URL signed with one never works.
     if (expires !== null && !EXPIRY.test(String(expires)))
       throw new RangeError(`A signed URL cannot expire at ${expires} (1970 to the year 33658)`)
-    const given = queryRecord(query)
-    if (Object.hasOwn(given, '_sig') || Object.hasOwn(given, '_exp')) {
-      throw new TypeError('_sig and _exp are reserved for signed URLs')
-    }
-    const withExpiry = expires === null ? given : { ...given, _exp: expires }
+    // urlFor writes the query (an object, a URLSearchParams or a Map alike); `_exp` goes last.
     // The HMAC covers the route's path, as the request will carry it: a base path of APP_URL
     // (`https://x.com/app/`, behind a proxy that strips /app) is only in the absolute output.
-    const relative = this.#urlFor(name, params, withExpiry, false)
+    const unsigned = this.#urlFor(name, params, query, false)
+    if (parsePairs(queryOf(unsigned)).some(([key]) => RESERVED.test(key)))
+      throw new TypeError('_sig and _exp are reserved for signed URLs')
+    const relative = withExpiry(unsigned, expires)
     // A domain route's placeholders are in the host: signed as a path alone, a tenant's link
     // (acme.example.com/invoice/1) would verify on every other tenant's host too.
     const hostBound = mode === 'relative' && this.#hasDomain(name)
     const full =
       absolute || mode === 'absolute' || hostBound
-        ? this.#urlFor(name, params, withExpiry, true)
+        ? withExpiry(this.#urlFor(name, params, query, true), expires)
         : ''
     const queryAt = relative.indexOf('?')
     const path = queryAt === -1 ? relative : relative.slice(0, queryAt)
@@ -181,26 +180,18 @@ export class UrlSigner {
   }
 }
 
-/**
- * The query as an object. urlFor writes a URLSearchParams or a Map from its entries (a key given
- * twice as a list); here the reserved-key check and the added `_exp` need them as keys too, or a
- * `_sig` in a URLSearchParams was signed into the URL and repeated keys lost.
- */
-function queryRecord(query: UrlQuery): Record<string, unknown> {
-  if (query instanceof URLSearchParams) {
-    const out: Record<string, unknown> = Object.create(null)
-    for (const key of query.keys()) {
-      // As the generated urlFor reads entries (queryObject in its helpers): `c[]` is the list c.
-      const base = key.length > 2 && key.endsWith('[]') ? key.slice(0, -2) : key
-      const name = base !== key && query.has(base) ? key : base
-      if (Object.hasOwn(out, name)) continue
-      const values = query.getAll(key)
-      out[name] = name !== key || values.length > 1 ? values : values[0]
-    }
-    return out
-  }
-  // Typed ReadonlyMap, a Map at run time (the generated urlFor tests `instanceof Map` too).
-  return query instanceof Map ? Object.fromEntries(query) : (query as Record<string, unknown>)
+// A query key the signature owns, alone or as the root of a bracketed one (`_sig[x]`).
+const RESERVED = /^_(?:sig|exp)(?:\[|$)/
+
+/** `url` with `_exp` appended to its query, when it expires. */
+function withExpiry(url: string, expires: number | null): string {
+  return expires === null ? url : `${url}${url.includes('?') ? '&' : '?'}_exp=${expires}`
+}
+
+/** The raw query of a URL urlFor made ('' when none). */
+function queryOf(url: string): string {
+  const at = url.indexOf('?')
+  return at === -1 ? '' : url.slice(at + 1)
 }
 
 // A typo such as 'Absolute' would otherwise sign as 'relative' without a word.
