@@ -381,17 +381,24 @@ function parseBase(name, base, given) {
 
 // A string or a list would be read by index ('a=1' as the query ?0=a&1=%3D&2=1).
 function checkObject(name, what, value) {
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    const got = Array.isArray(value) ? 'an array' : typeof value
-    throw new UrlGenerationError('FW_URL_PARAM', `urlFor("${name}"): ${what} must be an object of names to values, got ${got}`)
+  // A Headers, FormData, Set or iterator has no own keys either: it would be silently nothing.
+  if (typeof value !== 'object' || Array.isArray(value) || typeof value[Symbol.iterator] === 'function') {
+    throw new UrlGenerationError('FW_URL_PARAM', `urlFor("${name}"): ${what} must be an object of names to values, got ${kindOf(value)}`)
   }
+}
+
+function kindOf(value) {
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value !== 'object') return typeof value
+  const type = value.constructor?.name
+  return typeof type === 'string' && type !== '' && type !== 'Object' ? `a ${type}` : 'an iterable'
 }
 
 // A URLSearchParams or a Map has no own keys: written as an object, it was silently no query.
 // Its entries are the query; a key given twice, or as `c[]`, becomes a list (read back as one,
 // where a repeated plain key keeps only its last value).
 function queryObject(name, query) {
-  if (query instanceof Map) return queryObject(name, Object.fromEntries(query))
+  if (query instanceof Map) return mapQuery(name, query)
   if (!(query instanceof URLSearchParams)) {
     checkObject(name, 'the query (third argument)', query)
     return query
@@ -399,12 +406,28 @@ function queryObject(name, query) {
   const out = Object.create(null) // a key "__proto__" stays a key
   for (const key of query.keys()) {
     // `c[]` is the parser's own list syntax: its values are the list c (written c[0], c[1]).
-    // The runtime's signed URLs read entries the same way (queryRecord in signed-url.ts).
     const base = key.length > 2 && key.endsWith('[]') ? key.slice(0, -2) : key
     const name = base !== key && query.has(base) ? key : base
     if (Object.hasOwn(out, name)) continue
     const values = query.getAll(key)
     out[name] = name !== key || values.length > 1 ? values : values[0]
+  }
+  return out
+}
+
+// A Map's keys are names: a string, or a number written as one. Two keys that write the same
+// name (1 and '1') would have kept the last one's value without a word.
+function mapQuery(name, map) {
+  const out = Object.create(null)
+  for (const [key, value] of map) {
+    if (typeof key !== 'string' && typeof key !== 'number') {
+      throw new UrlGenerationError('FW_URL_PARAM', `urlFor("${name}"): a query Map's keys must be strings, got ${typeof key}`)
+    }
+    const text = String(key)
+    if (Object.hasOwn(out, text)) {
+      throw new UrlGenerationError('FW_URL_PARAM', `urlFor("${name}"): the query Map has two keys written "${text}" (a number and a string)`)
+    }
+    out[text] = value
   }
   return out
 }

@@ -135,3 +135,35 @@ describe('urlFor with a URLSearchParams or Map query', () => {
     expect(m.urlFor('plain', { x: 'a' }, new URLSearchParams())).toBe('/plain/a')
   })
 })
+
+describe('urlFor with another iterable as the query or the parameters', () => {
+  it('refuses a Headers, FormData, Set or iterator naming it (they were silently no query)', () => {
+    const url = (query: unknown) => () => m.urlFor('plain', { x: 'a' }, query as never)
+    const refused = (kind: string) =>
+      `urlFor("plain"): the query (third argument) must be an object of names to values, got ${kind}`
+    expect(url(new Headers({ page: '2' }))).toThrow(refused('a Headers'))
+    const form = new FormData()
+    form.append('page', '2')
+    expect(url(form)).toThrow(refused('a FormData'))
+    expect(url(new Set(['page']))).toThrow(refused('a Set'))
+    expect(url(new Map([['page', 2]]).entries())).toThrow(refused('an iterable'))
+    expect(() => m.urlFor('plain', new Map([['x', 'a']]) as never)).toThrow(
+      'urlFor("plain"): the parameters (second argument) must be an object of names to values, got a Map',
+    )
+  })
+
+  it('refuses a Map query whose keys write one name twice, or whose key is no name', () => {
+    const both = new Map<unknown, unknown>([
+      [1, 'a'],
+      ['1', 'b'],
+    ])
+    expect(() => m.urlFor('plain', { x: 'a' }, both as never)).toThrow(
+      'urlFor("plain"): the query Map has two keys written "1" (a number and a string)',
+    )
+    const symbol = new Map<unknown, unknown>([[Symbol('page'), 2]])
+    expect(() => m.urlFor('plain', { x: 'a' }, symbol as never)).toThrow(
+      'urlFor("plain"): a query Map\'s keys must be strings, got symbol',
+    )
+    expect(m.urlFor('plain', { x: 'a' }, new Map([[2, 'b']]) as never)).toBe('/plain/a?2=b')
+  })
+})
