@@ -37,6 +37,8 @@ export const QUERY_TIMEOUT_MS = 15_000
  * const db = await openPostgres('postgres://app@localhost/app')
  */
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Database> {
+  // An invalid table prefix is refused before a pool exists to be ended.
+  const tables = tableNames(options.tablePrefix)
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
@@ -45,7 +47,6 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   })
   // An idle client losing its connection emits on the pool; the next query reconnects.
   pool.on('error', () => {})
-  const tables = tableNames(options.tablePrefix)
   try {
     await transaction(pool, (query) => migrate(query, tables))
   } catch (error) {
