@@ -146,10 +146,10 @@ export function createHandlers(auth: Auth): AuthHandlers {
       const refreshToken = request.input('refresh_token')
       const userId = request.getAttribute('auth.user_id')
       // The session before the token: if either fails (503), the client's retry with the same
-      // token still gets past 'auth' and finishes the logout. Revoked first, the token made that
-      // retry a 401, and the refresh token outlived the logout.
+      // token still gets past 'auth' and finishes the logout. Revoked first (also as one of the
+      // session's access tokens), the token made that retry a 401, and the session outlived it.
       if (typeof refreshToken === 'string' && typeof userId === 'number')
-        await storeCall(async () => (await auth.refreshTokens()).revoke(refreshToken, userId))
+        await storeCall(async () => (await auth.refreshTokens()).revoke(refreshToken, userId, jti))
       await revocationCall(async () => (await auth.tokenRevocations()).revoke(jti, payload.exp))
       return noContent()
     },

@@ -124,9 +124,10 @@ export class RefreshTokens {
    * with them that have not expired: one of those left live would be exchanged at POST
    * /auth/refresh, hour after hour, after the logout. A record from before rotation has no family
    * to tell its session apart, so then every refresh token of the user is. Resolves false when no
-   * refresh token was revoked.
+   * refresh token was revoked. `exceptJti`: the access token the logout came with, which the
+   * caller revokes last; revoked here, a failure on a later one made the retry a 401.
    */
-  async revoke(token: unknown, userId: number): Promise<boolean> {
+  async revoke(token: unknown, userId: number, exceptJti?: string): Promise<boolean> {
     if (typeof token !== 'string' || !OPAQUE_TOKEN.test(token)) return false
     const record = await this.#store.find(hashRefreshToken(token))
     if (record === null || record.user_id !== userId) return false
@@ -140,8 +141,10 @@ export class RefreshTokens {
         : await this.#store.revokeFamily(record.family_id)
     // Read after the refresh tokens are revoked, so a successor rotated meanwhile is in; and
     // whether or not this call revoked them, so a logout retried after a 503 revokes them too.
-    const live = await this.#store.liveAccessTokens?.(by, value, formatDateTime(this.#now()))
-    if (live !== undefined && live.length > 0) await this.#revokeAccessTokens?.(live)
+    const live = (
+      (await this.#store.liveAccessTokens?.(by, value, formatDateTime(this.#now()))) ?? []
+    ).filter((access) => access.jti !== exceptJti)
+    if (live.length > 0) await this.#revokeAccessTokens?.(live)
     return revoked > 0
   }
 

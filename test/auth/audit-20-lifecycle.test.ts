@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createUser, type AuthOptions } from '../../src/auth/auth.js'
+import { MemoryRevocationList, type RevocationList } from '../../src/auth/revocation.js'
 import { cleanupTempDirs, tempDir } from '../support/compile.js'
 import {
   POSTGRES_URL,
@@ -220,6 +221,56 @@ describe('a logout or refresh answered 503 by a failing database is finished by 
       expect((await exchange(again.app, refreshed)).status).toBe(400)
     } finally {
       await again.stop()
+    }
+  })
+})
+
+/** The jti of an access token (its payload, unverified: the test's own token). */
+function jtiOf(token: string): string {
+  return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).jti as string
+}
+
+describe("a logout whose revocation of the session's access tokens fails part-way", () => {
+  it('leaves the access token it was sent with working, so the retry finishes it', async () => {
+    // A list that refuses one write once: the session's newer access token.
+    let failOnce: string | undefined
+    const memory = new MemoryRevocationList()
+    const revocations: RevocationList = {
+      revoke: async (jti, expiresAt) => {
+        if (jti === failOnce) {
+          failOnce = undefined
+          throw new Error('revocation list down')
+        }
+        return memory.revoke(jti, expiresAt)
+      },
+      isRevoked: (jti) => memory.isRevoked(jti),
+    }
+    const file = join(tempDir('fw-audit20-'), 'app.db')
+    const server = await start({ database: `sqlite:${file}`, revocations })
+    const { app } = server
+    try {
+      await createUser(server.auth, { email: 'ada@example.com', name: 'Ada', password: PASSWORD })
+      const first = await rtLogin(app)
+      const second = await rotate(app, first.refresh)
+      // The older access token is still the user's (rotation leaves it to its exp).
+      expect((await me(app, first.access)).status).toBe(200)
+      failOnce = jtiOf(second.access)
+      const logout = (): Promise<Reply> =>
+        send(app, 'POST', '/auth/logout', {
+          token: first.access,
+          json: { refresh_token: second.refresh },
+        })
+      const failed = await logout()
+      expect(failed.status, failed.text).toBe(503)
+      // Regression: the token sent was revoked before the write that failed, so the retry was a
+      // 401 "Token revoked" and the newer access token outlived the logout.
+      const retry = await logout()
+      expect(retry.status, retry.text).toBe(204)
+      await expectRevoked(app, first.access)
+      await expectRevoked(app, second.access)
+      expect((await rtRefresh(app, second.refresh)).status).toBe(401)
+    } finally {
+      await server.stop()
     }
   })
 })
