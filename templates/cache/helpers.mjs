@@ -390,8 +390,11 @@ function checkObject(name, what, value) {
 function kindOf(value) {
   if (Array.isArray(value)) return 'an array'
   if (typeof value !== 'object') return typeof value
+  // Named alike on every Node: an iterator's constructor is Iterator only from Node 22 on.
+  if (typeof value.next === 'function') return 'an iterator'
   const type = value.constructor?.name
-  return typeof type === 'string' && type !== '' && type !== 'Object' ? `a ${type}` : 'an iterable'
+  if (typeof type !== 'string' || type === '' || type === 'Object') return 'an iterable'
+  return `${/^[AEIOU]/.test(type) ? 'an' : 'a'} ${type}`
 }
 
 // A URLSearchParams or a Map has no own keys: written as an object, it was silently no query.

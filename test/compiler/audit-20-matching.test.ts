@@ -146,7 +146,9 @@ describe('urlFor with another iterable as the query or the parameters', () => {
     form.append('page', '2')
     expect(url(form)).toThrow(refused('a FormData'))
     expect(url(new Set(['page']))).toThrow(refused('a Set'))
-    expect(url(new Map([['page', 2]]).entries())).toThrow(refused('an iterable'))
+    expect(url(new Map([['page', 2]]).entries())).toThrow(refused('an iterator'))
+    expect(url({ *[Symbol.iterator]() {} })).toThrow(refused('an iterable'))
+    expect(url(new Int8Array(2))).toThrow(refused('an Int8Array'))
     expect(() => m.urlFor('plain', new Map([['x', 'a']]) as never)).toThrow(
       'urlFor("plain"): the parameters (second argument) must be an object of names to values, got a Map',
     )
