@@ -351,7 +351,15 @@ function appendPairs(out, prefix, value) {
     }
     return out
   }
+  if (isCollection(value)) {
+    throw new UrlGenerationError('FW_URL_PARAM', `urlFor: the query value ${JSON.stringify(decodeURIComponent(prefix))} is ${kindOf(value)}, which would be written as "${String(value)}"; give a list (an array) or an object`)
+  }
   return out + (out === '' ? '?' : '&') + prefix + '=' + encodeQuery(String(value))
+}
+
+// A Set, Map, iterator or async iterable in the query: String() would write "[object Set]".
+function isCollection(value) {
+  return typeof value === 'object' && (value instanceof Set || value instanceof Map || typeof value.next === 'function' || typeof value[Symbol.asyncIterator] === 'function')
 }
 
 function encodeQuery(text) {
@@ -381,8 +389,8 @@ function parseBase(name, base, given) {
 
 // A string or a list would be read by index ('a=1' as the query ?0=a&1=%3D&2=1).
 function checkObject(name, what, value) {
-  // A Headers, FormData, Set or iterator has no own keys either: it would be silently nothing.
-  if (typeof value !== 'object' || Array.isArray(value) || typeof value[Symbol.iterator] === 'function') {
+  // A Headers, FormData, Set, iterator or stream has no own keys either: silently nothing.
+  if (typeof value !== 'object' || Array.isArray(value) || typeof value[Symbol.iterator] === 'function' || typeof value[Symbol.asyncIterator] === 'function') {
     throw new UrlGenerationError('FW_URL_PARAM', `urlFor("${name}"): ${what} must be an object of names to values, got ${kindOf(value)}`)
   }
 }
@@ -394,7 +402,7 @@ function kindOf(value) {
   if (typeof value.next === 'function') return 'an iterator'
   const type = value.constructor?.name
   if (typeof type !== 'string' || type === '' || type === 'Object') return 'an iterable'
-  return `${/^[AEIOU]/.test(type) ? 'an' : 'a'} ${type}`
+  return `${/^[AEIO]/.test(type) ? 'an' : 'a'} ${type}` // a Uint8Array, an Int8Array
 }
 
 // A URLSearchParams or a Map has no own keys: written as an object, it was silently no query.
@@ -424,7 +432,7 @@ function mapQuery(name, map) {
   const out = Object.create(null)
   for (const [key, value] of map) {
     if (typeof key !== 'string' && typeof key !== 'number') {
-      throw new UrlGenerationError('FW_URL_PARAM', `urlFor("${name}"): a query Map's keys must be strings, got ${typeof key}`)
+      throw new UrlGenerationError('FW_URL_PARAM', `urlFor("${name}"): a query Map's keys must be strings or numbers, got ${typeof key}`)
     }
     const text = String(key)
     if (Object.hasOwn(out, text)) {

@@ -149,6 +149,10 @@ describe('urlFor with another iterable as the query or the parameters', () => {
     expect(url(new Map([['page', 2]]).entries())).toThrow(refused('an iterator'))
     expect(url({ *[Symbol.iterator]() {} })).toThrow(refused('an iterable'))
     expect(url(new Int8Array(2))).toThrow(refused('an Int8Array'))
+    expect(url(new Uint8Array(2))).toThrow(refused('a Uint8Array'))
+    // Async ones too: a stream or an async generator has no own keys either.
+    expect(url(new ReadableStream())).toThrow(refused('a ReadableStream'))
+    expect(url((async function* () {})())).toThrow(refused('an iterator'))
     expect(() => m.urlFor('plain', new Map([['x', 'a']]) as never)).toThrow(
       'urlFor("plain"): the parameters (second argument) must be an object of names to values, got a Map',
     )
@@ -164,8 +168,27 @@ describe('urlFor with another iterable as the query or the parameters', () => {
     )
     const symbol = new Map<unknown, unknown>([[Symbol('page'), 2]])
     expect(() => m.urlFor('plain', { x: 'a' }, symbol as never)).toThrow(
-      'urlFor("plain"): a query Map\'s keys must be strings, got symbol',
+      'urlFor("plain"): a query Map\'s keys must be strings or numbers, got symbol',
     )
     expect(m.urlFor('plain', { x: 'a' }, new Map([[2, 'b']]) as never)).toBe('/plain/a?2=b')
+  })
+})
+
+describe('urlFor with a collection as a query value', () => {
+  it('refuses a Set, Map or iterator there instead of writing "[object Set]"', () => {
+    expect(() => m.urlFor('plain', { x: 'a' }, { tags: new Set(['a', 'b']) } as never)).toThrow(
+      'urlFor: the query value "tags" is a Set, which would be written as "[object Set]"; give a list (an array) or an object',
+    )
+    expect(() =>
+      m.urlFor('plain', { x: 'a' }, { filter: { by: new Map([['a', 1]]) } } as never),
+    ).toThrow('urlFor: the query value "filter[by]" is a Map')
+    expect(() => m.urlFor('plain', { x: 'a' }, { ids: [1, 2].values() } as never)).toThrow(
+      'urlFor: the query value "ids" is an iterator',
+    )
+    // Values written with String() stay so (a date), and lists are lists.
+    const at = new Date(0)
+    expect(m.urlFor('plain', { x: 'a' }, { at, tags: ['a', 'b'] } as never)).toBe(
+      `/plain/a?at=${encodeURIComponent(String(at))}&tags%5B0%5D=a&tags%5B1%5D=b`,
+    )
   })
 })
