@@ -280,8 +280,21 @@ function markdown(results, opts) {
     for (const [a, b] of rows)
       lines.push(`| ${a} ÷ ${b} | ${opts.scenarios.map((s) => ratio(a, b, s)).join(' | ')} |`)
   }
+  lines.push('', ...NODE_20_NOTE)
   return lines.join('\n')
 }
+
+// Found with --profile and V8's IC log (--log-ic) on 2026-11-27, Node 20.20.
+const NODE_20_NOTE = [
+  "About 1.1k of fw's count over bare node:http on Node 20 is not fw's code: Node 20's ES module",
+  'loader reads each file with `fs/promises.readFile`, whose `FileHandle` is an event emitter. After the',
+  "~80 modules of fw's runtime, the property accesses in `EventEmitter.init`, which every IncomingMessage",
+  "and ServerResponse runs, have seen too many object shapes and take V8's generic (megamorphic) path:",
+  "the ServerResponse constructor counted 950 instructions in fw's process, 448 in the bare one. A bare",
+  'server that awaits 80 `readFile`s at start counts +1.1-1.4k; with 80 `readFileSync`s, nothing. Loading',
+  "fw's runtime, the bench app and the route cache through `require()` (synchronous reads) counted",
+  "-0.8 to -1.6k on hello. Not done: an app's own ES modules bring it back, so only a benchmark would gain.",
+]
 
 async function main() {
   const opts = options()
