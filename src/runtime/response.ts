@@ -177,7 +177,10 @@ export class FwResponse {
   }
 
   header(name: string): string | undefined {
-    const value = this.headers[name.toLowerCase()]
+    const headers = this.headers
+    const lower = name.toLowerCase()
+    // Own names only: header('constructor') was Object itself, a function typed as a string.
+    const value = Object.hasOwn(headers, lower) ? headers[lower] : undefined
     return Array.isArray(value) ? value.join(', ') : value
   }
 }

@@ -18,6 +18,14 @@ import { bootKernel, call, cleanupTempDirs, jsonOf, serve, textOf } from './supp
 afterAll(cleanupTempDirs)
 
 describe('response factories', () => {
+  it('header(): a name not set is undefined, also one Object.prototype has', () => {
+    const response = json({ id: 1 }).withHeader('x-request-id', 'abc')
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty'])
+      expect(response.header(name), name).toBeUndefined()
+    expect(json({}).header('constructor')).toBeUndefined()
+    expect(response.header('X-Request-Id')).toBe('abc')
+  })
+
   it('json: the data as JSON with 200, or the status and headers given', () => {
     const plain = json({ id: 1 })
     expect(plain.status).toBe(200)
