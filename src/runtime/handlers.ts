@@ -101,10 +101,7 @@ export function toResponse(result: unknown): FwResponse {
 function isPlainData(result: unknown): boolean {
   if (typeof result !== 'object' || result === null) return false
   const proto: unknown = Object.getPrototypeOf(result)
-  return (
-    (proto === Object.prototype || proto === Array.prototype) &&
-    typeof (result as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] !== 'function'
-  )
+  return (proto === Object.prototype || proto === Array.prototype) && !isAsyncIterable(result)
 }
 
 /** `toResponse` for anything but a response or plain data. */
