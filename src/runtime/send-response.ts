@@ -152,14 +152,7 @@ function sendStream(
   // cannot take: res.write would throw inside pipe's 'data' listener, where nothing catches it
   // (the process would crash). Checked, such a chunk fails the stream like any other error.
   if (body.readableObjectMode) body = bytesOnly(body)
-  res.statusCode = response.status
-  if (Array.isArray(headers)) {
-    // A name listed twice is two header lines, as writeHead sends them.
-    for (let i = 0; i < headers.length; i += 2)
-      res.appendHeader(headers[i] as string, headers[i + 1]!)
-  } else {
-    for (const name in headers) res.setHeader(name, headers[name]!)
-  }
+  setStreamHead(res, response.status, headers)
   // HEAD sends the headers only: reading a whole file to discard it would be wasted work.
   if (res.req.method === 'HEAD') {
     body.destroy()
@@ -170,8 +163,35 @@ function sendStream(
   const declared = response.header('content-length')
   if (declared !== undefined && hasContent(response.status))
     holdToLength(body, res, declared, kernel)
+  pipeWatched(body, res, streamFailure(res, body, response, request, kernel, rescuing))
+}
+
+/** The status and headers of a streamed answer, set to go out with its first chunk. */
+function setStreamHead(res: ServerResponse, status: number, headers: NodeHeaders): void {
+  res.statusCode = status
+  if (Array.isArray(headers)) {
+    // A name listed twice is two header lines, as writeHead sends them.
+    for (let i = 0; i < headers.length; i += 2)
+      res.appendHeader(headers[i] as string, headers[i + 1]!)
+  } else {
+    for (const name in headers) res.setHeader(name, headers[name]!)
+  }
+}
+
+/**
+ * What a failure of a streamed body does, once: before the first chunk, the error boundary's
+ * answer replaces it; after, the connection ends (the client sees the body is incomplete).
+ */
+function streamFailure(
+  res: ServerResponse,
+  body: Readable,
+  response: FwResponse,
+  request: FwRequest,
+  kernel: Kernel,
+  rescuing: boolean,
+): (error: unknown) => void {
   let failed = false
-  const fail = (error: unknown): void => {
+  return (error) => {
     if (failed) return
     failed = true
     if (res.headersSent || res.destroyed) {
@@ -202,6 +222,10 @@ function sendStream(
       .then(answer)
       .catch(() => res.destroy())
   }
+}
+
+/** Pipes `body` into `res`, calling `fail` on its error or early close; a client gone stops it. */
+function pipeWatched(body: Readable, res: ServerResponse, fail: (error: unknown) => void): void {
   // `on`, not `once`: a stream that emits 'error' twice must not crash the process.
   body.on('error', fail)
   // A body destroyed without an error (`destroy()`, an upstream cut off) emits 'close' but no
