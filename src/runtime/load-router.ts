@@ -63,22 +63,50 @@ export async function loadRouter(
   cacheDir: string,
   options: { register?: (r: Registrar) => void } = {},
 ): Promise<CompiledRouter> {
-  // The shards load through require() of ES modules (Node 20.19+, 22.12+): on an older Node each
-  // would look damaged, and no rebuild would help.
-  if (!(process.features as { require_module?: boolean }).require_module) {
+  assertRequireModule()
+  const root = resolve(cacheDir)
+  const { manifest, module } = await importActiveGeneration(root, cacheDir)
+  if (module.FINGERPRINT !== manifest.fingerprint) {
     throw new FwError(
-      'FW_SERVE_CONFIG',
-      `fw needs Node.js 20.19+ or 22.12+, where require() loads ES modules (this is ${process.version})`,
-      { hint: 'Install a newer Node.js, e.g. the current 22 or 24 LTS.' },
+      'FW_CACHE_STALE',
+      `The route cache in ${cacheDir} is inconsistent (manifest and generation differ)`,
+      { hint: REBUILD },
     )
   }
-  const root = resolve(cacheDir)
+  const registrar = options.register ? collectChecked(options.register, manifest, cacheDir) : null
+  return {
+    match: module.match,
+    urlFor: module.urlFor,
+    setBaseUrl: module.setBaseUrl,
+    routes: module.routes,
+    manifest,
+    records: registrar?.routes ?? null,
+    registrar,
+  }
+}
+
+/**
+ * The shards load through require() of ES modules (Node 20.19+, 22.12+): on an older Node each
+ * would look damaged, and no rebuild would help.
+ */
+function assertRequireModule(): void {
+  if ((process.features as { require_module?: boolean }).require_module) return
+  throw new FwError(
+    'FW_SERVE_CONFIG',
+    `fw needs Node.js 20.19+ or 22.12+, where require() loads ES modules (this is ${process.version})`,
+    { hint: 'Install a newer Node.js, e.g. the current 22 or 24 LTS.' },
+  )
+}
+
+/** The generation the manifest names, imported, with the manifest that named it. */
+async function importActiveGeneration(
+  root: string,
+  cacheDir: string,
+): Promise<{ manifest: Manifest; module: GenerationModule }> {
   let manifest = readManifest(root, cacheDir)
-  let module: GenerationModule
   for (let attempt = 1; ; attempt++) {
     try {
-      module = await importGeneration(root, manifest)
-      break
+      return { manifest, module: await importGeneration(root, manifest) }
     } catch (error) {
       // Builds that published twice since the manifest was read pruned its generation: the
       // manifest now names another one, which is the cache to serve. Anything else is damage.
@@ -97,33 +125,23 @@ export async function loadRouter(
       )
     }
   }
-  if (module.FINGERPRINT !== manifest.fingerprint) {
+}
+
+/** The routes `register` makes, refused (FW_CACHE_STALE) when they are not the ones built. */
+function collectChecked(
+  register: (r: Registrar) => void,
+  manifest: Manifest,
+  cacheDir: string,
+): Registrar {
+  const registrar = collectRoutes(register)
+  if (fingerprintRoutes(registrar.routes) !== manifest.fingerprint) {
     throw new FwError(
       'FW_CACHE_STALE',
-      `The route cache in ${cacheDir} is inconsistent (manifest and generation differ)`,
+      `The routes changed since the route cache in ${cacheDir} was built`,
       { hint: REBUILD },
     )
   }
-  let registrar: Registrar | null = null
-  if (options.register) {
-    registrar = collectRoutes(options.register)
-    if (fingerprintRoutes(registrar.routes) !== manifest.fingerprint) {
-      throw new FwError(
-        'FW_CACHE_STALE',
-        `The routes changed since the route cache in ${cacheDir} was built`,
-        { hint: REBUILD },
-      )
-    }
-  }
-  return {
-    match: module.match,
-    urlFor: module.urlFor,
-    setBaseUrl: module.setBaseUrl,
-    routes: module.routes,
-    manifest,
-    records: registrar?.routes ?? null,
-    registrar,
-  }
+  return registrar
 }
 
 type GenerationModule = CompiledRouter & { FINGERPRINT: string; load?: () => Promise<void> }
