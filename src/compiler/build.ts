@@ -69,9 +69,37 @@ export function buildRouter(
 ): BuildOutput {
   const table = analyzeRoutes(records, options.aliases ?? new Set())
   const fingerprint = fingerprintRoutes(records)
+  const groups = planGroups(table)
+  const files = emitFiles(table, groups, fingerprint, options.routesCode)
+  const now = options.now ?? new Date()
+  const generation = `${GENERATION_PREFIX}${now.getTime()}-${randomBytes(4).toString('hex')}`
+  const manifest: Manifest = {
+    formatVersion: CACHE_FORMAT_VERSION,
+    generation,
+    fingerprint,
+    contentHash: hashFiles(files),
+    routeCount: records.length,
+    shards: describeShards(groups, files),
+    inputs: options.inputs ?? {},
+    builtAt: now.toISOString(),
+  }
+  const routesEntry = options.routesCode === undefined ? null : emitRoutesEntry(generation)
+  return {
+    generation,
+    files,
+    entry: emitEntry(generation),
+    routesEntry,
+    types: () => emitTypes(table),
+    manifest,
+    table,
+  }
+}
+
+/** One group per host pattern: its method tables, the statics index.mjs inlines, its shards. */
+function planGroups(table: RouteTable): PlannedGroup[] {
   // The generation's other modules: a first segment of that name (`/routes`) gets `routes~2.mjs`.
   const taken = new Set(['__routes', '__names', '__helpers', 'index', 'routes'])
-  const groups: PlannedGroup[] = table.hosts.map((host, i) => {
+  return table.hosts.map((host, i) => {
     const routes = table.routes.filter((r) => host.patterns.includes(r.record.host))
     const prefix = host.pattern === null ? '' : `${host.pattern}.`
     const tables = buildMethodTables(routes)
@@ -85,6 +113,15 @@ export function buildRouter(
       shards: planShards(tables, prefix, taken, new Set(inlined.keys())),
     }
   })
+}
+
+/** Every file of the generation, by name: the shards, the route table, names, helpers, entry. */
+function emitFiles(
+  table: RouteTable,
+  groups: readonly PlannedGroup[],
+  fingerprint: string,
+  routesCode: string | undefined,
+): Map<string, string> {
   const files = new Map<string, string>()
   for (const group of groups) {
     const hostParams = (route: AnalyzedRoute): string[] =>
@@ -100,38 +137,24 @@ export function buildRouter(
   files.set('__helpers.mjs', readFileSync(HELPERS_TEMPLATE, 'utf8'))
   const urlChecks = table.routes.some((r) => r.record.name !== null && inPlaceChecks(r).length > 0)
   files.set('index.mjs', emitIndexModule(groups, fingerprint, CACHE_FORMAT_VERSION, urlChecks))
-  if (options.routesCode !== undefined) files.set('routes.mjs', options.routesCode)
-  const contentHash = hashFiles(files)
-  const now = options.now ?? new Date()
-  const generation = `${GENERATION_PREFIX}${now.getTime()}-${randomBytes(4).toString('hex')}`
-  const manifest: Manifest = {
-    formatVersion: CACHE_FORMAT_VERSION,
-    generation,
-    fingerprint,
-    contentHash,
-    routeCount: records.length,
-    shards: groups.flatMap((g) =>
-      g.shards.map((s) => ({
-        file: `${s.file}.mjs`,
-        host: g.host.pattern,
-        bucket: s.kind === 'bucket' ? s.bucket : `__${s.kind}`,
-        routes: countRoutes(s, g.inlined),
-        sha256: sha256(files.get(`${s.file}.mjs`)!),
-      })),
-    ),
-    inputs: options.inputs ?? {},
-    builtAt: now.toISOString(),
-  }
-  const routesEntry = options.routesCode === undefined ? null : emitRoutesEntry(generation)
-  return {
-    generation,
-    files,
-    entry: emitEntry(generation),
-    routesEntry,
-    types: () => emitTypes(table),
-    manifest,
-    table,
-  }
+  if (routesCode !== undefined) files.set('routes.mjs', routesCode)
+  return files
+}
+
+/** The manifest's shard list: file, host, bucket, route count and content hash of each. */
+function describeShards(
+  groups: readonly PlannedGroup[],
+  files: ReadonlyMap<string, string>,
+): Manifest['shards'] {
+  return groups.flatMap((g) =>
+    g.shards.map((s) => ({
+      file: `${s.file}.mjs`,
+      host: g.host.pattern,
+      bucket: s.kind === 'bucket' ? s.bucket : `__${s.kind}`,
+      routes: countRoutes(s, g.inlined),
+      sha256: sha256(files.get(`${s.file}.mjs`)!),
+    })),
+  )
 }
 
 // Up to this many static paths of one method are matched by one switch in index.mjs (no shard
