@@ -69,63 +69,71 @@ export function registerUserCreateCommand(
       '--database <url>',
       'sqlite:PATH or postgres://... (default: DATABASE_URL from fw.config or the environment, else sqlite:.fw/app.db)',
     )
-    .action(async (flags: UserCreateFlags) => {
-      const details = checkDetails(flags)
-      const password = await readPassword(flags.passwordStdin ?? false, io())
-      const auth = await import('../../auth/index.js')
-      const problem = auth.checkNewPassword(password)
-      if (problem !== null)
-        throw userError(
-          'FW_PASSWORD_WEAK',
-          problem,
-          'Use a longer passphrase, e.g. four random words.',
-        )
-      applyConfigEnv(await readConfig())
-      const url = flags.database ?? (process.env.DATABASE_URL || auth.DEFAULT_DATABASE_URL)
-      // Where the URL came from: the config file wins over the environment, so naming only the
-      // variable would send the user to a setting that changes nothing.
-      const setIn = configFileThatSet('DATABASE_URL')
-      const source =
-        flags.database !== undefined
-          ? '--database'
-          : setIn !== undefined
-            ? `DATABASE_URL in ${setIn}`
-            : 'DATABASE_URL'
-      const db = await auth.openDatabase(url).catch((error: unknown) => {
-        if (error instanceof TypeError)
-          throw userError(
-            'FW_USER_INVALID',
-            error.message,
-            `Fix ${source} (sqlite:PATH or postgres://...), or pass --database.`,
-          )
-        throw userError(
-          'FW_DATABASE_UNAVAILABLE',
-          `Cannot open the user store: ${(error as Error).message}`,
-          `Check ${source} and that the database is running.`,
-          error,
-        )
-      })
-      try {
-        const user = await db.users.create({
-          ...details,
-          passwordHash: await auth.hashPassword(password),
-        })
-        output.out(
-          `created user ${user.id} ${user.email}${user.roles.length ? ` (roles: ${user.roles.join(', ')})` : ''}`,
-        )
-      } catch (error) {
-        if (error instanceof auth.DuplicateEmailError) {
-          throw userError(
-            'FW_USER_EXISTS',
-            `A user with the email ${error.email} already exists`,
-            'Use another email, or sign in as that user.',
-          )
-        }
-        throw error
-      } finally {
-        await db.close()
-      }
+    .action((flags: UserCreateFlags) => createUser(flags, output, io()))
+}
+
+type AuthModule = typeof import('../../auth/index.js')
+type UserDatabase = Awaited<ReturnType<AuthModule['openDatabase']>>
+
+/** The command itself: checks the details and the password, then adds the user. */
+async function createUser(flags: UserCreateFlags, output: Output, io: PasswordIo): Promise<void> {
+  const details = checkDetails(flags)
+  const password = await readPassword(flags.passwordStdin ?? false, io)
+  const auth = await import('../../auth/index.js')
+  const problem = auth.checkNewPassword(password)
+  if (problem !== null)
+    throw userError('FW_PASSWORD_WEAK', problem, 'Use a longer passphrase, e.g. four random words.')
+  applyConfigEnv(await readConfig())
+  const url = flags.database ?? (process.env.DATABASE_URL || auth.DEFAULT_DATABASE_URL)
+  const db = await openUserStore(auth, url, databaseSource(flags))
+  try {
+    const user = await db.users.create({
+      ...details,
+      passwordHash: await auth.hashPassword(password),
     })
+    output.out(
+      `created user ${user.id} ${user.email}${user.roles.length ? ` (roles: ${user.roles.join(', ')})` : ''}`,
+    )
+  } catch (error) {
+    if (error instanceof auth.DuplicateEmailError) {
+      throw userError(
+        'FW_USER_EXISTS',
+        `A user with the email ${error.email} already exists`,
+        'Use another email, or sign in as that user.',
+      )
+    }
+    throw error
+  } finally {
+    await db.close()
+  }
+}
+
+/**
+ * Where the database URL came from, for hints: the config file wins over the environment, so
+ * naming only the variable would send the user to a setting that changes nothing.
+ */
+function databaseSource(flags: UserCreateFlags): string {
+  if (flags.database !== undefined) return '--database'
+  const setIn = configFileThatSet('DATABASE_URL')
+  return setIn !== undefined ? `DATABASE_URL in ${setIn}` : 'DATABASE_URL'
+}
+
+/** The user store at `url`; a malformed URL or an unreachable database is a user error. */
+async function openUserStore(auth: AuthModule, url: string, source: string): Promise<UserDatabase> {
+  return auth.openDatabase(url).catch((error: unknown) => {
+    if (error instanceof TypeError)
+      throw userError(
+        'FW_USER_INVALID',
+        error.message,
+        `Fix ${source} (sqlite:PATH or postgres://...), or pass --database.`,
+      )
+    throw userError(
+      'FW_DATABASE_UNAVAILABLE',
+      `Cannot open the user store: ${(error as Error).message}`,
+      `Check ${source} and that the database is running.`,
+      error,
+    )
+  })
 }
 
 // C0 and C1 controls and DEL: no part of an email address or a display name.
