@@ -2,7 +2,7 @@
  * What the endpoints check of a request body before reading fields from it. They take JSON (the
  * spec's) and form bodies (HTML forms, OAuth clients); a body of another type is refused, instead
  * of being read as no fields at all ("email and password are required" for a body that holds
- * them). The OAuth endpoint answers these problems in RFC 6749's shape (see handlers.ts).
+ * them). The OAuth endpoint answers these problems in RFC 6749's shape (see oauth-token.ts).
  */
 import { HttpError, unsupportedMediaType } from '../../runtime/http-error.js'
 import { bodyKind } from '../../runtime/request/content.js'
