@@ -49,75 +49,104 @@ function foldersOf(files: Set<string>): Set<string> {
  * const watcher = watchRoutes({ routesFile: 'routes.ts', cacheDir: '.fw/cache', onBuild, onError })
  */
 export function watchRoutes(options: WatchOptions): RouteWatcher {
-  const routesFile = resolve(options.routesFile)
+  return new RouteWatch(options)
+}
+
+class RouteWatch implements RouteWatcher {
+  readonly ready: Promise<void>
+  readonly #options: WatchOptions
+  readonly #routesFile: string
+  readonly #always: string[]
   // Made after the first build, on every file it read: chokidar's 'ready' then covers them all.
   // Files added to a watcher later are watched some time after add() returns, with no event to
   // say when, so an edit made just after the banner (which waits for `ready`) could be missed.
-  let watcher: FSWatcher | null = null
-  let running: Promise<void> | null = null
-  let pending = new Set<string>()
-  // The tsconfig.json esbuild reads (its `paths` resolve imports) is no input of the build.
-  const config = nearestTsconfig(dirname(routesFile))
-  const always = config === null ? [routesFile] : [routesFile, config]
-  let watched = new Set(always)
-  let failed = false
+  #watcher: FSWatcher | null = null
+  #running: Promise<void> | null = null
+  #pending = new Set<string>()
+  #watched: Set<string>
+  #failed = false
   // The folders of the files are watched, not the files: chokidar loses a file that is deleted
   // and created again (git checkout, editors' safe writes) when a parent folder is watched too.
-  let folders = foldersOf(watched)
+  #folders: Set<string>
 
-  const runBuild = async (changed: string[]): Promise<void> => {
+  constructor(options: WatchOptions) {
+    this.#options = options
+    this.#routesFile = resolve(options.routesFile)
+    // The tsconfig.json esbuild reads (its `paths` resolve imports) is no input of the build.
+    const config = nearestTsconfig(dirname(this.#routesFile))
+    this.#always = config === null ? [this.#routesFile] : [this.#routesFile, config]
+    this.#watched = new Set(this.#always)
+    this.#folders = foldersOf(this.#watched)
+    this.ready = this.#build([]).then(() => this.#startWatching())
+  }
+
+  async close(): Promise<void> {
+    await this.ready
+    await this.#watcher?.close()
+    await this.#running
+  }
+
+  async #build(changed: string[]): Promise<void> {
     const { buildCache } = await import('../compiler/index.js')
     try {
-      const result = await buildCache({ routesFile, cacheDir: options.cacheDir })
-      const inputs = Object.keys(result.manifest.inputs).map((file) =>
-        resolve(options.cacheDir, file),
-      )
-      watched = new Set([...always, ...inputs])
-      const next = foldersOf(watched)
-      watcher?.unwatch([...folders].filter((f) => !next.has(f)))
-      watcher?.add([...next].filter((f) => !folders.has(f)))
-      folders = next
-      failed = false
-      await options.onBuild(result, changed)
+      const result = await buildCache({
+        routesFile: this.#routesFile,
+        cacheDir: this.#options.cacheDir,
+      })
+      this.#watchInputs(result)
+      this.#failed = false
+      await this.#options.onBuild(result, changed)
     } catch (error) {
-      failed = true
-      options.onError(error, changed)
+      this.#failed = true
+      this.#options.onError(error, changed)
     }
   }
 
-  const schedule = (event: string, file: string): void => {
-    // A new source file beside the others may be the import a failed build could not resolve.
-    const relevant =
-      watched.has(file) || (failed && event === 'add' && SOURCE.test(file) && !TEMP.test(file))
-    if (!relevant || !['add', 'change', 'unlink'].includes(event)) return
-    pending.add(file)
-    if (running) return
-    running = (async () => {
-      while (pending.size > 0) {
-        const changed = [...pending]
-        pending = new Set()
-        await runBuild(changed)
-      }
-      running = null
-    })()
+  /** Watches the folders of the files `result` read, and no longer those of the files it did not. */
+  #watchInputs(result: BuildCacheResult): void {
+    const inputs = Object.keys(result.manifest.inputs).map((file) =>
+      resolve(this.#options.cacheDir, file),
+    )
+    this.#watched = new Set([...this.#always, ...inputs])
+    const next = foldersOf(this.#watched)
+    this.#watcher?.unwatch([...this.#folders].filter((f) => !next.has(f)))
+    this.#watcher?.add([...next].filter((f) => !this.#folders.has(f)))
+    this.#folders = next
   }
 
-  const ready = runBuild([]).then(() => {
-    const started = watch([...folders], {
+  #schedule(event: string, file: string): void {
+    if (!this.#isRelevant(event, file)) return
+    this.#pending.add(file)
+    if (this.#running) return
+    this.#running = this.#buildPending()
+  }
+
+  #isRelevant(event: string, file: string): boolean {
+    // A new source file beside the others may be the import a failed build could not resolve.
+    const relevant =
+      this.#watched.has(file) ||
+      (this.#failed && event === 'add' && SOURCE.test(file) && !TEMP.test(file))
+    return relevant && ['add', 'change', 'unlink'].includes(event)
+  }
+
+  /** Builds until no change is pending: one build at a time, the events of each coalesced. */
+  async #buildPending(): Promise<void> {
+    while (this.#pending.size > 0) {
+      const changed = [...this.#pending]
+      this.#pending = new Set()
+      await this.#build(changed)
+    }
+    this.#running = null
+  }
+
+  #startWatching(): Promise<void> {
+    const started = watch([...this.#folders], {
       ignoreInitial: true,
       depth: 0,
       awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 10 },
     })
-    watcher = started
-    started.on('all', schedule)
+    this.#watcher = started
+    started.on('all', (event, file) => this.#schedule(event, file))
     return new Promise<void>((resolve) => started.once('ready', () => resolve()))
-  })
-  return {
-    ready,
-    async close() {
-      await ready
-      await watcher?.close()
-      await running
-    },
   }
 }

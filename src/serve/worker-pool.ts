@@ -43,117 +43,154 @@ export interface Pool {
   signal(name: NodeJS.Signals): void
 }
 
+/** What the pool does when a worker listens or exits while `start` waits for them. */
+interface Startup {
+  listened(): void
+  fail(error: Error): void
+}
+
+/**
+ * Forks and restarts the workers of `fw serve --workers N` on `port`.
+ * @example
+ * const pool = forkPool(3000, (line) => console.warn(line))
+ * await pool.start(4)
+ */
 export function forkPool(port: number, warn: (line: string) => void): Pool {
-  let stopping = false
-  let stoppedWell = true
-  let startup: { listened(): void; fail(error: Error): void } | null = null
+  return new WorkerPool(port, warn)
+}
+
+class WorkerPool implements Pool {
+  readonly failed: Promise<FwError>
+  readonly #port: number
+  readonly #warn: (line: string) => void
+  #stopping = false
+  #stoppedWell = true
+  #startup: Startup | null = null
   // A worker that dies soon after it started will likely die again: each quick death in a row
   // doubles the wait before the next one (0.1 s up to 10 s), so a crash loop cannot eat the CPU.
-  let quickDeaths = 0
-  let bootFailures = 0
-  const serving = new Set<Worker>()
-  const killed = new WeakSet<Worker>()
-  const restarts = new Set<NodeJS.Timeout>()
-  let giveUp!: (error: FwError) => void
-  const failed = new Promise<FwError>((resolve) => (giveUp = resolve))
-  const exited = (worker: Worker, born: number, code: number, signal: string | null): void => {
-    const listened = serving.delete(worker)
+  #quickDeaths = 0
+  #bootFailures = 0
+  readonly #serving = new Set<Worker>()
+  readonly #killed = new WeakSet<Worker>()
+  readonly #restarts = new Set<NodeJS.Timeout>()
+  #giveUp!: (error: FwError) => void
+
+  constructor(port: number, warn: (line: string) => void) {
+    this.#port = port
+    this.#warn = warn
+    this.failed = new Promise<FwError>((resolve) => (this.#giveUp = resolve))
+  }
+
+  async start(n: number): Promise<void> {
+    // One worker first: a start that fails (a port in use) is then reported once, not by each.
+    const first = this.#listening(1)
+    this.#fork()
+    await first
+    // Ready means every worker listens: a request once the banner is out may reach any of them.
+    const rest = this.#listening(n - 1)
+    for (let i = 1; i < n; i++) this.#fork()
+    await rest
+  }
+
+  async stop(): Promise<boolean> {
+    this.#stopping = true
+    for (const timer of this.#restarts) clearTimeout(timer)
+    const timer = this.#killStuckLater()
+    await Promise.all(liveWorkers().map(terminate))
+    clearTimeout(timer)
+    return this.#stoppedWell
+  }
+
+  signal(name: NodeJS.Signals): void {
+    for (const worker of liveWorkers()) worker.process.kill(name)
+  }
+
+  #exited(worker: Worker, born: number, code: number, signal: string | null): void {
+    const listened = this.#serving.delete(worker)
     const how = signal ?? `exit code ${code}`
-    if (stopping) {
-      // Exit code 0, or the signal sent to a replacement still starting, before it listened for
-      // it. A crash during the drain is exit code 1; a kill was reported when it was sent.
-      if (code === 0 || signal === 'SIGTERM' || signal === 'SIGINT') return
-      stoppedWell = false
-      if (!killed.has(worker)) warn(`worker exited (${signal ?? code}) while stopping`)
-      return
-    }
-    if (startup)
-      return startup.fail(
+    if (this.#stopping) return this.#exitedWhileStopping(worker, code, signal)
+    if (this.#startup)
+      return this.#startup.fail(
         new FwError('FW_SERVE_WORKER', `A worker stopped while starting (${how})`, {
           hint: 'Its own error, if it printed one, is above; no worker is left running.',
         }),
       )
-    if (!listened && ++bootFailures >= BOOT_FAILURES_TO_GIVE_UP && serving.size === 0)
-      return giveUp(
+    if (!listened && ++this.#bootFailures >= BOOT_FAILURES_TO_GIVE_UP && this.#serving.size === 0)
+      return this.#giveUp(
         new FwError(
           'FW_SERVE_WORKER',
-          `${bootFailures} workers in a row stopped while starting (the last: ${how}), and none is left serving`,
+          `${this.#bootFailures} workers in a row stopped while starting (the last: ${how}), and none is left serving`,
           { hint: 'Their own errors are above; fw serve stops rather than restart them forever.' },
         ),
       )
-    quickDeaths = Date.now() - born < QUICK_DEATH_MS ? quickDeaths + 1 : 0
-    const delay = quickDeaths === 0 ? 0 : Math.min(10_000, 100 * 2 ** (quickDeaths - 1))
-    warn(
+    this.#restartLater(born, code, signal)
+  }
+
+  #exitedWhileStopping(worker: Worker, code: number, signal: string | null): void {
+    // Exit code 0, or the signal sent to a replacement still starting, before it listened for
+    // it. A crash during the drain is exit code 1; a kill was reported when it was sent.
+    if (code === 0 || signal === 'SIGTERM' || signal === 'SIGINT') return
+    this.#stoppedWell = false
+    if (!this.#killed.has(worker)) this.#warn(`worker exited (${signal ?? code}) while stopping`)
+  }
+
+  #restartLater(born: number, code: number, signal: string | null): void {
+    this.#quickDeaths = Date.now() - born < QUICK_DEATH_MS ? this.#quickDeaths + 1 : 0
+    const delay = this.#quickDeaths === 0 ? 0 : Math.min(10_000, 100 * 2 ** (this.#quickDeaths - 1))
+    this.#warn(
       `worker exited (${signal ?? code}); starting another${delay > 0 ? ` in ${delay / 1000} s` : ''}`,
     )
     const timer = setTimeout(() => {
-      restarts.delete(timer)
-      if (!stopping) fork()
+      this.#restarts.delete(timer)
+      if (!this.#stopping) this.#fork()
     }, delay)
-    restarts.add(timer)
+    this.#restarts.add(timer)
   }
-  const fork = (): void => {
+
+  #fork(): void {
     const born = Date.now()
-    const worker = cluster.fork({ [WORKER_PORT]: String(port) })
+    const worker = cluster.fork({ [WORKER_PORT]: String(this.#port) })
     worker.on('listening', (address: AddressInfo) => {
       // A server of the app's own (a metrics port) is not the worker serving.
-      if (address.port !== port) return
-      serving.add(worker)
-      bootFailures = 0
-      startup?.listened()
+      if (address.port !== this.#port) return
+      this.#serving.add(worker)
+      this.#bootFailures = 0
+      this.#startup?.listened()
     })
-    worker.on('exit', (code, signal) => exited(worker, born, code, signal))
+    worker.on('exit', (code, signal) => this.#exited(worker, born, code, signal))
   }
+
   // Resolves once `n` more workers listen; rejects if one exits first.
-  const listening = (n: number): Promise<void> =>
-    new Promise((resolve, reject) => {
+  #listening(n: number): Promise<void> {
+    return new Promise((resolve, reject) => {
       let listened = 0
-      startup = {
-        listened: () => void (++listened === n && ((startup = null), resolve())),
-        fail: (error) => ((startup = null), reject(error)),
+      this.#startup = {
+        listened: () => void (++listened === n && ((this.#startup = null), resolve())),
+        fail: (error) => ((this.#startup = null), reject(error)),
       }
     })
-  return {
-    async start(n) {
-      // One worker first: a start that fails (a port in use) is then reported once, not by each.
-      const first = listening(1)
-      fork()
-      await first
-      // Ready means every worker listens: a request once the banner is out may reach any of them.
-      const rest = listening(n - 1)
-      for (let i = 1; i < n; i++) fork()
-      await rest
-    },
-    failed,
-    async stop() {
-      stopping = true
-      for (const timer of restarts) clearTimeout(timer)
-      // A handler in an endless loop never lets its worker's stop signal listener run.
-      const timer = setTimeout(() => {
-        const stuck = liveWorkers()
-        const them = stuck.length === 1 ? 'it' : 'them'
-        warn(
-          `${count(stuck.length, 'worker')} still running ${STOP_WAIT_MS / 1000} s after the stop: killing ${them}`,
-        )
-        for (const worker of stuck) (killed.add(worker), worker.process.kill('SIGKILL'))
-      }, STOP_WAIT_MS)
-      await Promise.all(
-        liveWorkers().map(
-          (w) =>
-            new Promise<void>((done) => {
-              w.once('exit', () => done())
-              if (w.isDead()) return done()
-              w.process.kill('SIGTERM')
-            }),
-        ),
-      )
-      clearTimeout(timer)
-      return stoppedWell
-    },
-    signal(name) {
-      for (const worker of liveWorkers()) worker.process.kill(name)
-    },
   }
+
+  // A handler in an endless loop never lets its worker's stop signal listener run.
+  #killStuckLater(): NodeJS.Timeout {
+    return setTimeout(() => {
+      const stuck = liveWorkers()
+      const them = stuck.length === 1 ? 'it' : 'them'
+      this.#warn(
+        `${count(stuck.length, 'worker')} still running ${STOP_WAIT_MS / 1000} s after the stop: killing ${them}`,
+      )
+      for (const worker of stuck) (this.#killed.add(worker), worker.process.kill('SIGKILL'))
+    }, STOP_WAIT_MS)
+  }
+}
+
+/** SIGTERMs `worker` unless it is dead already; resolves once it has exited. */
+function terminate(worker: Worker): Promise<void> {
+  return new Promise<void>((done) => {
+    worker.once('exit', () => done())
+    if (worker.isDead()) return done()
+    worker.process.kill('SIGTERM')
+  })
 }
 
 function liveWorkers(): Worker[] {

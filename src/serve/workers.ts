@@ -17,10 +17,11 @@ import type { Logger } from '../runtime/types.js'
 import { listenForCrash } from './crash.js'
 import { appEnv, appLogging } from './dev-logger.js'
 import { listenError } from './server.js'
-import { exitIfLeftOpen, listenForStop } from './shutdown.js'
+import { exitIfLeftOpen, listenForStop, type StopSignal } from './shutdown.js'
 import type { ServeOptions } from './serve.js'
 import { watchAndReload } from './watch-and-reload.js'
-import { forkPool, reloadWorkers } from './worker-pool.js'
+import type { RouteWatcher } from './watch-routes.js'
+import { forkPool, reloadWorkers, type Pool } from './worker-pool.js'
 
 export { RELOAD, RELOADED, WORKER_PORT } from './worker-pool.js'
 
@@ -95,9 +96,34 @@ function threwInWorker(routes: string, error: unknown, phase: 'loaded' | 'run'):
  * writer, one "reloaded" line).
  */
 export async function runPrimary(options: ServeOptions): Promise<void> {
+  const manifest = await buildOnce(options)
+  await shareStateAcrossWorkers(options)
+  // Every worker listens on one concrete port, picked here for --port 0: were every worker gone
+  // at one moment, a replacement's listen(0) would get another random port.
+  const port = options.port === 0 ? await freePort(options.host) : options.port
+  const pool = await startPool(port, options)
+  // Every worker swaps before "reloaded" is said: a request sent after it gets the new routes.
+  const watcher = options.watch ? watchAndReload(options, () => reloadWorkers(options.warn)) : null
+  await watcher?.ready
+  options.say(bannerLine(options, port, manifest))
+  const stop = listenForStop()
+  // The primary ran the routes and config files too: what they leave uncaught ends it as it ends
+  // a worker (crash.ts), its workers stopped first; under --watch it keeps running, as they do.
+  const crash = listenForCrash(await primaryLogger(options), { keepRunning: options.watch })
+  const outcome = await Promise.race([stop.received, crash.received.then(() => null), pool.failed])
+  await stopPrimary(outcome, { options, stop, watcher, pool })
+}
+
+/** The primary's build, the one its workers take their routes from. */
+async function buildOnce(options: ServeOptions): Promise<Manifest> {
   const { buildCache } = await import('../compiler/index.js')
   const { manifest } = await buildCache({ routesFile: options.routes, cacheDir: options.cache })
   if (!options.watch) await (await import('../compiler/import-module.js')).stopBundler()
+  return manifest
+}
+
+/** What every worker must see alike: the throttle counters, the revoked tokens, the secret. */
+async function shareStateAcrossWorkers(options: ServeOptions): Promise<void> {
   // Without Redis, the primary keeps the throttle counters and the revocation list, so that a
   // limit and a logout hold across workers.
   if (!process.env.REDIS_URL) {
@@ -115,9 +141,10 @@ export async function runPrimary(options: ServeOptions): Promise<void> {
       'JWT_SECRET is not set: the workers share a random one, so tokens stop verifying after a restart',
     )
   }
-  // Every worker listens on one concrete port, picked here for --port 0: were every worker gone
-  // at one moment, a replacement's listen(0) would get another random port.
-  const port = options.port === 0 ? await freePort(options.host) : options.port
+}
+
+/** The pool, once all its workers listen; stopped again when one fails to start. */
+async function startPool(port: number, options: ServeOptions): Promise<Pool> {
   const pool = forkPool(port, options.warn)
   try {
     await pool.start(options.workers)
@@ -125,19 +152,25 @@ export async function runPrimary(options: ServeOptions): Promise<void> {
     await pool.stop()
     throw error
   }
-  // Every worker swaps before "reloaded" is said: a request sent after it gets the new routes.
-  const watcher = options.watch ? watchAndReload(options, () => reloadWorkers(options.warn)) : null
-  await watcher?.ready
+  return pool
+}
+
+/** What the primary says once every worker listens. */
+function bannerLine(options: ServeOptions, port: number, manifest: Manifest): string {
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host
   const env = appEnv(options.kernel)
-  options.say(
-    `fw serve → http://${shownHost}:${port}  (${count(manifest.routeCount, 'route')}, ${env}, ${options.workers} workers${options.watch ? ', watching' : ''})`,
-  )
-  const stop = listenForStop()
-  // The primary ran the routes and config files too: what they leave uncaught ends it as it ends
-  // a worker (crash.ts), its workers stopped first; under --watch it keeps running, as they do.
-  const crash = listenForCrash(await primaryLogger(options), { keepRunning: options.watch })
-  const outcome = await Promise.race([stop.received, crash.received.then(() => null), pool.failed])
+  return `fw serve → http://${shownHost}:${port}  (${count(manifest.routeCount, 'route')}, ${env}, ${options.workers} workers${options.watch ? ', watching' : ''})`
+}
+
+/**
+ * Stops the watcher and the workers, then ends the primary as `outcome` says: exit 1 after an
+ * uncaught error (null), the pool's error thrown once workers kept failing to start.
+ */
+async function stopPrimary(
+  outcome: NodeJS.Signals | FwError | null,
+  running: { options: ServeOptions; stop: StopSignal; watcher: RouteWatcher | null; pool: Pool },
+): Promise<void> {
+  const { options, stop, watcher, pool } = running
   if (outcome === null) {
     await watcher?.close()
     await pool.stop()
