@@ -65,6 +65,7 @@ class RouteWatch implements RouteWatcher {
   #pending = new Set<string>()
   #watched: Set<string>
   #failed = false
+  #closed = false
   // The folders of the files are watched, not the files: chokidar loses a file that is deleted
   // and created again (git checkout, editors' safe writes) when a parent folder is watched too.
   #folders: Set<string>
@@ -81,6 +82,7 @@ class RouteWatch implements RouteWatcher {
   }
 
   async close(): Promise<void> {
+    this.#closed = true
     await this.ready
     await this.#watcher?.close()
     await this.#running
@@ -108,6 +110,9 @@ class RouteWatch implements RouteWatcher {
       resolve(this.#options.cacheDir, file),
     )
     this.#watched = new Set([...this.#always, ...inputs])
+    // A build that finishes after close() changes nothing: chokidar's add() reopens a closed
+    // watcher, and its new folders' watches would keep the process alive.
+    if (this.#closed) return
     const next = foldersOf(this.#watched)
     this.#watcher?.unwatch([...this.#folders].filter((f) => !next.has(f)))
     this.#watcher?.add([...next].filter((f) => !this.#folders.has(f)))
@@ -115,7 +120,7 @@ class RouteWatch implements RouteWatcher {
   }
 
   #schedule(event: string, file: string): void {
-    if (!this.#isRelevant(event, file)) return
+    if (this.#closed || !this.#isRelevant(event, file)) return
     this.#pending.add(file)
     if (this.#running) return
     this.#running = this.#buildPending()

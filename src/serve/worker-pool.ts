@@ -86,6 +86,7 @@ class WorkerPool implements Pool {
     const first = this.#listening(1)
     this.#fork()
     await first
+    if (n === 1) return
     // Ready means every worker listens: a request once the banner is out may reach any of them.
     const rest = this.#listening(n - 1)
     for (let i = 1; i < n; i++) this.#fork()

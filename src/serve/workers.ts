@@ -17,7 +17,7 @@ import type { Logger } from '../runtime/types.js'
 import { listenForCrash } from './crash.js'
 import { appEnv, appLogging } from './dev-logger.js'
 import { listenError } from './server.js'
-import { exitIfLeftOpen, listenForStop, type StopSignal } from './shutdown.js'
+import { DRAIN_MS, exitIfLeftOpen, listenForStop, type StopSignal } from './shutdown.js'
 import type { ServeOptions } from './serve.js'
 import { watchAndReload } from './watch-and-reload.js'
 import type { RouteWatcher } from './watch-routes.js'
@@ -203,7 +203,7 @@ async function primaryLogger(options: ServeOptions): Promise<() => Logger> {
 /** What the first stop signal prints. */
 export function stoppingLine(signal: NodeJS.Signals): string {
   const again = signal === 'SIGINT' ? '; Ctrl-C again to cut them off' : ''
-  return `stopping: finishing in-flight requests (up to 10 s${again})`
+  return `stopping: finishing in-flight requests (up to ${DRAIN_MS / 1000} s${again})`
 }
 
 /** A port that is free on `host` now (the system's pick for port 0). */
