@@ -185,3 +185,21 @@ describe('fw user:create', () => {
     expect(String(run.error)).toMatch(/--email/)
   })
 })
+
+describe('fw user:create with details that are refused', () => {
+  it('reports them without opening the password input', async () => {
+    let opened = 0
+    const program = new Command('fw')
+      .exitOverride()
+      .configureOutput({ writeOut: () => {}, writeErr: () => {} })
+    registerUserCreateCommand(program, { out: () => {}, err: () => {} }, () => {
+      opened++
+      throw new Error('the password input was opened')
+    })
+    const error = await program
+      .parseAsync(['user:create', '--email', 'not-an-email', '--name', 'Ada'], { from: 'user' })
+      .catch((caught: unknown) => caught)
+    expect(opened).toBe(0)
+    expect((error as FwError).code).toBe('FW_USER_INVALID')
+  })
+})

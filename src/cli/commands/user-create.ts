@@ -69,16 +69,21 @@ export function registerUserCreateCommand(
       '--database <url>',
       'sqlite:PATH or postgres://... (default: DATABASE_URL from fw.config or the environment, else sqlite:.fw/app.db)',
     )
-    .action((flags: UserCreateFlags) => createUser(flags, output, io()))
+    .action((flags: UserCreateFlags) => createUser(flags, output, io))
 }
 
 type AuthModule = typeof import('../../auth/index.js')
 type UserDatabase = Awaited<ReturnType<AuthModule['openDatabase']>>
 
 /** The command itself: checks the details and the password, then adds the user. */
-async function createUser(flags: UserCreateFlags, output: Output, io: PasswordIo): Promise<void> {
+async function createUser(
+  flags: UserCreateFlags,
+  output: Output,
+  io: () => PasswordIo,
+): Promise<void> {
   const details = checkDetails(flags)
-  const password = await readPassword(flags.passwordStdin ?? false, io)
+  // The input is opened only for details that passed.
+  const password = await readPassword(flags.passwordStdin ?? false, io())
   const auth = await import('../../auth/index.js')
   const problem = auth.checkNewPassword(password)
   if (problem !== null)
