@@ -69,6 +69,7 @@ export const routeCache = {
     routes?: string
   }): Promise<BuildCacheResult> {
     const { cache, register, routes } = options
+    if (typeof cache !== 'string') throw missingCache('build')
     if ((register === undefined) === (routes === undefined))
       throw new TypeError('routeCache.build() takes either a register function or a routes file')
     if (routes !== undefined) return buildCache({ routesFile: routes, cacheDir: cache })
@@ -81,10 +82,17 @@ export const routeCache = {
 
   async clear(options: { cache: string; matcher?: 'sharded' }): Promise<string[]> {
     const { matcher } = options
+    if (typeof options.cache !== 'string') throw missingCache('clear')
     if (matcher !== undefined && matcher !== 'sharded')
       throw new RangeError(`Unknown matcher ${JSON.stringify(matcher)}: the only one is 'sharded'`)
     return clearCache(options.cache)
   },
+}
+
+function missingCache(operation: string): TypeError {
+  return new TypeError(
+    `routeCache.${operation}() needs the cache folder: { cache: '.fw/cache', ... }`,
+  )
 }
 
 /**

@@ -82,6 +82,10 @@ async function publishLocked(root: string, build: BuildOutput): Promise<WriteRes
     throw error
   }
   for (const entry of staged) await rename(entry.tmp, entry.file)
+  // A build of routes held in memory ships no routes.mjs: one an earlier build of a routes file
+  // left would name that build's generation, which a later prune deletes (server.mjs importing
+  // it then failed on a missing module), and routes the cache no longer holds.
+  if (build.routesEntry === null) await rm(join(root, ROUTES_ENTRY_FILE), { force: true })
   await pruneGenerations(root, [build.generation, previous?.generation])
   return { written: true, manifest: build.manifest }
 }
@@ -150,9 +154,8 @@ async function isIntact(root: string, generation: string, build: BuildOutput): P
   // The entries name the generation: this build's, as they would name the one kept.
   const named = (text: string): string => text.replaceAll(build.generation, generation)
   if (!(await same(join(root, ENTRY_FILE), named(build.entry)))) return false
-  if (build.routesEntry !== null) {
-    if (!(await same(join(root, ROUTES_ENTRY_FILE), named(build.routesEntry)))) return false
-  }
+  const routesEntry = await readFile(join(root, ROUTES_ENTRY_FILE), 'utf8').catch(() => null)
+  if (routesEntry !== (build.routesEntry === null ? null : named(build.routesEntry))) return false
   const types = await readFile(join(root, ENTRY_TYPES_FILE), 'utf8').catch(() => '')
   return types.startsWith(GENERATED_MARK)
 }

@@ -3,7 +3,7 @@
  * clear({ matcher: 'sharded', cache }). fw offered them only as the CLI (and buildCache() over a
  * routes file), so a register callback could not be compiled without writing a file.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -45,7 +45,29 @@ describe('routeCache.build({ cache, register }) and clear({ matcher, cache })', 
     expect(await routeCache.clear({ cache })).toEqual([])
   })
 
+  it('removes the routes.mjs an earlier build of a routes file left', async () => {
+    // That routes.mjs names the file build's generation, which later builds prune: server.mjs,
+    // finding it, imported a deleted module; and it holds routes the cache no longer has.
+    const cache = join(dir, 'after-file-build')
+    const file = join(dir, 'routes.mjs')
+    writeFileSync(file, "export default (r) => { r.get('/old', () => ({}), 'old') }\n")
+    await routeCache.build({ cache, routes: file })
+    expect(existsSync(join(cache, 'routes.mjs'))).toBe(true)
+    await routeCache.build({ cache, register: routes })
+    expect(existsSync(join(cache, 'routes.mjs'))).toBe(false)
+    // A cache of an older fw may still hold one beside an up-to-date in-memory build.
+    writeFileSync(join(cache, 'routes.mjs'), 'export * from "./generation-gone/routes.mjs"\n')
+    expect((await routeCache.build({ cache, register: routes })).written).toBe(true)
+    expect(existsSync(join(cache, 'routes.mjs'))).toBe(false)
+  })
+
   it('refuses a call that is not one of the forms', async () => {
+    await expect(routeCache.build({ routes: 'routes.ts' } as never)).rejects.toThrow(
+      "routeCache.build() needs the cache folder: { cache: '.fw/cache', ... }",
+    )
+    await expect(routeCache.clear({} as never)).rejects.toThrow(
+      "routeCache.clear() needs the cache folder: { cache: '.fw/cache', ... }",
+    )
     await expect(routeCache.build({ cache: join(dir, 'x') })).rejects.toThrow(
       'routeCache.build() takes either a register function or a routes file',
     )
