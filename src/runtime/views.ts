@@ -8,7 +8,8 @@ import { FwResponse } from './response.js'
 import type { ViewEngine } from './types.js'
 
 // `=` and a backtick too (as Handlebars does): in an unquoted attribute, `title={{ v }}`, a
-// value `x onclick=alert(1)` would otherwise add an event handler attribute.
+// value `x onclick=alert(1)` would otherwise add an event handler attribute. A space still ends
+// an unquoted value (`x hidden` adds a valueless `hidden`): templates quote attribute values.
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',

@@ -15,7 +15,7 @@ export function registerRouteCacheCommands(program: Command, output: Output): vo
     .description('build or clear the compiled route cache')
     .addArgument(new Argument('<action>', 'what to do').choices(['build', 'clear']))
     .option('--routes <file>', 'routes file (default: fw.config routes, else routes.ts)')
-    .option('--cache <dir>', 'cache directory (default: .fw/cache)')
+    .option('--cache <dir>', 'cache directory (default: fw.config cache, else .fw/cache)')
     .addOption(
       new Option('--matcher <kind>', 'matcher kind to clear')
         .choices(['sharded'])

@@ -21,7 +21,7 @@ export function registerServeCommand(program: Command, output: Output): void {
     .command('serve')
     .description('serve the app: builds the route cache when needed')
     .option('--routes <file>', 'routes file (default: fw.config routes, else routes.ts)')
-    .option('--cache <dir>', 'cache directory (default: .fw/cache)')
+    .option('--cache <dir>', 'cache directory (default: fw.config cache, else .fw/cache)')
     .option('--port <port>', 'port (default: PORT from the environment, else 3000)')
     .option('--host <host>', 'host', '127.0.0.1')
     .option('--watch', 'rebuild and reload when the routes or their imports change')
