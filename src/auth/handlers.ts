@@ -67,6 +67,8 @@ function loginUser(user: UserRecord): { id: number; email: string; name: string 
 }
 
 /**
+ * The endpoint handlers of one `Auth`, to register on routes of your own (`authRoutes()` registers
+ * them on the spec's paths).
  * @example
  * const { login, me } = createHandlers(auth)
  * r.post('/auth/login', login, 'auth.login')

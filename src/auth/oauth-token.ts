@@ -75,14 +75,14 @@ export const oauthBody: Middleware = async (request, next) => {
   return next(request)
 }
 
-/**
- * An RFC 6749 section 5.2 error: 400 {error, error_description}, not cached, and JSON whatever the
- * Accept header asks for (the RFC allows no other format).
- */
 // An OAuth error is answered by the handler, not the error boundary: it carries the headers the
 // boundary gives every error response (DESIGN: no-store and nosniff) itself.
 const OAUTH_ERROR_HEADERS = { ...NO_STORE, 'x-content-type-options': 'nosniff' }
 
+/**
+ * An RFC 6749 section 5.2 error: 400 {error, error_description}, not cached, and JSON whatever the
+ * Accept header asks for (the RFC allows no other format).
+ */
 function oauthError(error: string, description: string, status = 400): FwResponse {
   return json({ error, error_description: description }, status, OAUTH_ERROR_HEADERS)
 }

@@ -18,6 +18,8 @@ export const RELOAD = 'fw:reload-routes'
 export const RELOADED = 'fw:routes-reloaded'
 /** A worker that exits sooner than this after it was forked counts as a crash loop. */
 const QUICK_DEATH_MS = 10_000
+/** The longest wait before a replacement for a worker that keeps dying soon after its start. */
+const MAX_RESTART_DELAY_MS = 10_000
 /**
  * Workers that exit before they listen, this many in a row while none serves, end the primary
  * (exit 1): their cause (a routes file that throws, a provider that fails) is not going away,
@@ -137,7 +139,10 @@ class WorkerPool implements Pool {
 
   #restartLater(born: number, code: number, signal: string | null): void {
     this.#quickDeaths = Date.now() - born < QUICK_DEATH_MS ? this.#quickDeaths + 1 : 0
-    const delay = this.#quickDeaths === 0 ? 0 : Math.min(10_000, 100 * 2 ** (this.#quickDeaths - 1))
+    const delay =
+      this.#quickDeaths === 0
+        ? 0
+        : Math.min(MAX_RESTART_DELAY_MS, 100 * 2 ** (this.#quickDeaths - 1))
     this.#warn(
       `worker exited (${signal ?? code}); starting another${delay > 0 ? ` in ${delay / 1000} s` : ''}`,
     )
