@@ -105,14 +105,18 @@ async function serveOne(options: ServeOptions): Promise<void> {
   // The primary speaks for its workers.
   if (!cluster.isWorker) options.warn(stoppingLine(signal))
   await watcher?.close()
-  await drain(server, stop, options.warn)
+  // Requests the deadline cut off are requests lost: that stop exits 1, as one that had to kill a
+  // worker does (a second Ctrl-C is someone who chose not to wait).
+  if ((await drain(server, stop, options.warn)) === 'deadline') process.exitCode = 1
   stop.dispose()
+  // Counted from here, closing what the app opened included: a query a cut-off request left
+  // running (up to its statement timeout) held the pool's close, and the stop, for 15 s more.
+  exitIfLeftOpen('the drain', options.warn)
   // The connections the app opened (Redis, PostgreSQL) would keep the process alive.
   await (await import('../throttle/index.js')).closeDefaultThrottle()
   await (await import('../auth/index.js')).closeDefaultAuth()
   // A worker's IPC channel to the primary would keep it alive after the drain.
   cluster.worker?.disconnect()
-  exitIfLeftOpen('the drain', options.warn)
 }
 
 /**
