@@ -7,7 +7,6 @@ import { createWriteStream, type WriteStream } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type busboy from 'busboy'
-import { sweepOnce } from './upload-sweep.js'
 import { UploadedFile } from './uploaded-file.js'
 
 /** A file part: its field name, what busboy says of it, its position among the file parts. */
@@ -28,10 +27,8 @@ export class TempUpload {
   size = 0
 
   constructor(dir: string, field: string, part: FilePart) {
-    // The client's filename never reaches the file system: 128 random bits name the file, after
-    // this process, so that a later one can remove it if this one is killed (upload-sweep.ts).
-    this.path = join(dir, `fw-upload-${process.pid}-${randomBytes(16).toString('hex')}`)
-    sweepOnce(dir)
+    // The client's filename never reaches the file system: 128 random bits name the file.
+    this.path = join(dir, `fw-upload-${randomBytes(16).toString('hex')}`)
     this.field = field
     this.part = part
     this.file = createWriteStream(this.path, { flags: 'wx', mode: 0o600 })
