@@ -7,7 +7,7 @@
 import { STATUS_CODES } from 'node:http'
 import { HttpError, type HeaderMap } from './http-error.js'
 import { FwResponse } from './response.js'
-import { repeatsOf } from './log-repeats.js'
+import { logRepeating } from './log-repeats.js'
 import type { Logger } from './types.js'
 
 /** What the renderer needs to know about the failed request. */
@@ -79,23 +79,13 @@ export function toHttpError(thrown: unknown, context: ErrorContext): HttpError {
   return new HttpError(500, { cause: thrown, ...(context.debug ? debugBody(thrown) : {}) })
 }
 
-/** A typed 5xx, logged unless one like it was logged within the last minute (log-repeats.ts). */
+/**
+ * A typed 5xx, logged unless one of its status and message was logged within the last minute
+ * (log-repeats.ts). Not its cause's message: one that carries input would make every error a kind
+ * of its own.
+ */
 function logServerError(error: HttpError, fields: Record<string, unknown>, log: Logger): void {
-  const skipped = repeatsOf(log, `${error.status} ${error.message} ${causeMessage(error)}`)
-  if (skipped === null) return
-  if (skipped === 0) return log.error(fields, error.message)
-  log.error(
-    { ...fields, repeated: skipped },
-    `${error.message} (and ${skipped} more like it since the last one logged, not logged)`,
-  )
-}
-
-function causeMessage(error: HttpError): string {
-  try {
-    return String((error.cause as { message?: unknown } | undefined)?.message ?? '')
-  } catch {
-    return ''
-  }
+  logRepeating(log, `${error.status} ${error.message}`, fields, error.message)
 }
 
 /**

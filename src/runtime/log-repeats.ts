@@ -1,37 +1,48 @@
 /**
  * Server errors that repeat, logged once a minute: an outage (the database down, Redis gone)
  * fails every request the same way, and a line with a stack per request filled the log (33 MB in
- * 10 s at 2,500 requests/s). The first error of a kind is logged in full; the same kind again
- * within REPEAT_MS is counted, and the next one logged after that says how many were left out.
+ * 10 s at 2,500 requests/s). The first error of a kind is logged in full; the same kind within
+ * REPEAT_MS after it is counted, and when that minute ends one line says how many there were.
+ * The next one after it is logged in full again.
  */
 import type { Logger } from './types.js'
 
 export const REPEAT_MS = 60_000
-// Kinds remembered per logger; past this many (errors whose messages vary) all are forgotten.
+// Kinds counted at once per logger; past this many (errors whose messages vary) each is logged.
 const MAX_KINDS = 200
 
-interface Kind {
-  until: number
-  skipped: number
-}
-
-const kindsByLog = new WeakMap<Logger, Map<string, Kind>>()
+const kindsByLog = new WeakMap<Logger, Map<string, { skipped: number }>>()
 
 /**
- * How many errors of `kind` were left out since the last one `log` logged (0 for the first), or
- * null when this one is to be left out.
+ * Logs `message` at error level, unless an error of `kind` was logged within REPEAT_MS: then it
+ * is counted, and the count logged when that window ends.
  * @example
- * const skipped = repeatsOf(log, '503 The user store is unavailable')
+ * logRepeating(log, '503 The user store is unavailable', { err }, 'The user store is unavailable')
  */
-export function repeatsOf(log: Logger, kind: string, now = Date.now()): number | null {
+export function logRepeating(
+  log: Logger,
+  kind: string,
+  fields: Record<string, unknown>,
+  message: string,
+): void {
   let kinds = kindsByLog.get(log)
   if (kinds === undefined) kindsByLog.set(log, (kinds = new Map()))
   const seen = kinds.get(kind)
-  if (seen !== undefined && now < seen.until) {
+  if (seen !== undefined) {
     seen.skipped++
-    return null
+    return
   }
-  if (seen === undefined && kinds.size >= MAX_KINDS) kinds.clear()
-  kinds.set(kind, { until: now + REPEAT_MS, skipped: 0 })
-  return seen?.skipped ?? 0
+  log.error(fields, message)
+  if (kinds.size >= MAX_KINDS) return
+  const counted = { skipped: 0 }
+  kinds.set(kind, counted)
+  const window = kinds
+  setTimeout(() => {
+    window.delete(kind)
+    if (counted.skipped > 0)
+      log.error(
+        { repeated: counted.skipped },
+        `${message} (${counted.skipped} more like it in the ${REPEAT_MS / 1000} s after, not logged)`,
+      )
+  }, REPEAT_MS).unref()
 }

@@ -3,10 +3,10 @@
  * how many were left out. A line with a stack per request filled the log (33 MB in 10 s under
  * load with the database down).
  */
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { toHttpError, type ErrorContext } from '../../src/runtime/error-boundary.js'
 import { HttpError, serviceUnavailable } from '../../src/runtime/http-error.js'
-import { repeatsOf, REPEAT_MS } from '../../src/runtime/log-repeats.js'
+import { REPEAT_MS } from '../../src/runtime/log-repeats.js'
 import type { Logger } from '../../src/runtime/types.js'
 
 function recorder(): Logger & { lines: { fields: Record<string, unknown>; message: string }[] } {
@@ -24,6 +24,10 @@ const context = (log: Logger, requestId: string): ErrorContext => ({
   log,
 })
 
+afterEach(() => {
+  vi.useRealTimers()
+})
+
 describe('repeated server errors', () => {
   it('logs the first of an outage in full and leaves out the same ones after it', () => {
     const log = recorder()
@@ -36,6 +40,7 @@ describe('repeated server errors', () => {
     expect(log.lines[0]!.message).toBe('The user store is unavailable')
     expect(log.lines[0]!.fields.request_id).toBe('r0')
     expect((log.lines[0]!.fields.err as Error).cause).toBe(refused)
+    expect((log.lines[0]!.fields.err as Error).stack).toContain('HttpError')
   })
 
   it('logs other kinds, and each logger, on their own', () => {
@@ -53,14 +58,35 @@ describe('repeated server errors', () => {
     expect(other.lines).toHaveLength(1)
   })
 
-  it('says how many were left out when the next one is logged, a minute on', () => {
+  it('says how many were left out when the minute ends, and logs the next one in full', () => {
+    vi.useFakeTimers()
     const log = recorder()
-    const start = 1_000_000
-    expect(repeatsOf(log, 'kind', start)).toBe(0)
-    expect(repeatsOf(log, 'kind', start + 1)).toBeNull()
-    expect(repeatsOf(log, 'kind', start + REPEAT_MS - 1)).toBeNull()
-    expect(repeatsOf(log, 'kind', start + REPEAT_MS)).toBe(2)
-    expect(repeatsOf(log, 'kind', start + REPEAT_MS + 1)).toBeNull()
-    expect(repeatsOf(log, 'kind', start + 2 * REPEAT_MS + 5)).toBe(1)
+    const unavailable = (id: string) =>
+      toHttpError(serviceUnavailable('The user store is unavailable'), context(log, id))
+    unavailable('a')
+    vi.advanceTimersByTime(1_000)
+    unavailable('b')
+    unavailable('c')
+    expect(log.lines).toHaveLength(1)
+    vi.advanceTimersByTime(REPEAT_MS - 1_000)
+    expect(log.lines).toHaveLength(2)
+    expect(log.lines[1]!.fields).toEqual({ repeated: 2 })
+    expect(log.lines[1]!.message).toBe(
+      'The user store is unavailable (2 more like it in the 60 s after, not logged)',
+    )
+    unavailable('d')
+    expect(log.lines).toHaveLength(3)
+    expect(log.lines[2]!.fields.request_id).toBe('d')
+    vi.advanceTimersByTime(REPEAT_MS)
+    expect(log.lines).toHaveLength(3)
+  })
+
+  it('keys a kind by status and message, not by the cause (which may carry input)', () => {
+    const log = recorder()
+    for (let i = 0; i < 300; i++) {
+      const cause = new Error(`invalid input syntax for type uuid: "${i}"`)
+      toHttpError(serviceUnavailable('The user store is unavailable', { cause }), context(log, 'x'))
+    }
+    expect(log.lines).toHaveLength(1)
   })
 })
