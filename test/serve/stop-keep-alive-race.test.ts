@@ -37,4 +37,25 @@ describe('fw serve stopping while a keep-alive client sends its next request', (
     expect(received.toLowerCase()).toContain('connection: close\r\n')
     expect(received).toContain('{"ok":true}')
   })
+
+  it('closes a connection that stays idle once the grace is over, and the stop completes', async () => {
+    const kernel = await bootKernel((r) => {
+      r.get('/', () => ({ ok: true }), 'home')
+    })
+    const running = await startServer(kernel, { port: 0, host: '127.0.0.1' })
+    const socket = connect(Number(new URL(running.url).port), '127.0.0.1')
+    let received = ''
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')))
+    socket.on('error', () => {})
+    const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now())))
+    socket.write(REQUEST)
+    await expect.poll(() => received.includes('{"ok":true}')).toBe(true)
+    const stoppedAt = Date.now()
+    await running.close()
+    const closedAt = await closed
+    // Within the grace, not at once; and well before the 10 s drain deadline.
+    expect(closedAt - stoppedAt).toBeGreaterThanOrEqual(900)
+    expect(closedAt - stoppedAt).toBeLessThan(5_000)
+    expect(running.server.listening).toBe(false)
+  })
 })
