@@ -64,7 +64,10 @@ const ALLOWED_PACKAGES = [
 // in-process bodies parsed by the Content-Type a request has when read.
 // Session 20 raised it 95 → 97 KB (94.95 KB then, from 94.4): Accept ranges with parameters
 // negotiated by their type, quoted values read as negotiator reads them.
-const BUDGET_BYTES = 97_000
+// Session 23 raised it 97 → 98 KB (97.2 KB then), for what an ops run found: repeated 5xx errors
+// logged once a minute (log-repeats.ts) and day-old temp files of killed processes swept
+// (upload-sweep.ts).
+const BUDGET_BYTES = 98_000
 
 describe('runtime import boundary', () => {
   it.each(ENTRIES)('%s reaches no compiler, CLI or serve code', (entry) => {

@@ -7,6 +7,7 @@ import { createWriteStream, type WriteStream } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type busboy from 'busboy'
+import { sweepNow } from './upload-sweep.js'
 import { UploadedFile } from './uploaded-file.js'
 
 /** A file part: its field name, what busboy says of it, its position among the file parts. */
@@ -29,6 +30,7 @@ export class TempUpload {
   constructor(dir: string, field: string, part: FilePart) {
     // The client's filename never reaches the file system: 128 random bits name the file.
     this.path = join(dir, `fw-upload-${randomBytes(16).toString('hex')}`)
+    void sweepNow(dir)
     this.field = field
     this.part = part
     this.file = createWriteStream(this.path, { flags: 'wx', mode: 0o600 })
