@@ -25,8 +25,7 @@ export function logRepeating(
   fields: Record<string, unknown>,
   message: string,
 ): void {
-  let kinds = kindsByLog.get(log)
-  if (kinds === undefined) kindsByLog.set(log, (kinds = new Map()))
+  const kinds = kindsOf(log)
   const seen = kinds.get(kind)
   if (seen !== undefined) {
     seen.skipped++
@@ -36,13 +35,18 @@ export function logRepeating(
   if (kinds.size >= MAX_KINDS) return
   const counted = { skipped: 0 }
   kinds.set(kind, counted)
-  const window = kinds
   setTimeout(() => {
-    window.delete(kind)
+    kinds.delete(kind)
     if (counted.skipped > 0)
       log.error(
         { repeated: counted.skipped },
         `${message} (${counted.skipped} more like it in the ${REPEAT_MS / 1000} s after, not logged)`,
       )
   }, REPEAT_MS).unref()
+}
+
+function kindsOf(log: Logger): Map<string, { skipped: number }> {
+  let kinds = kindsByLog.get(log)
+  if (kinds === undefined) kindsByLog.set(log, (kinds = new Map()))
+  return kinds
 }

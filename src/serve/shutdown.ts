@@ -49,32 +49,28 @@ export function listenForStop(): StopSignal {
 
 /**
  * Stops accepting connections and waits for the in-flight requests, cutting them off after
- * `limit.ms` (DRAIN_MS after a stop signal) or when `stop.onInterruptAgain` fires. Resolves with
- * what cut them off, if anything did: the deadline, or the person who pressed Ctrl-C again.
+ * `limit.ms` (DRAIN_MS after a stop signal) or when `stop.onInterruptAgain` fires.
  */
 export async function drain(
   server: RunningServer,
   stop: StopSignal,
   warn: (line: string) => void,
   limit = { ms: DRAIN_MS, after: 'the stop signal' },
-): Promise<'deadline' | 'interrupt' | null> {
-  let cut: 'deadline' | 'interrupt' | null = null
-  const cutOff = (by: 'deadline' | 'interrupt', why: string): void => {
-    if (cut !== null) return
-    cut = by
+): Promise<void> {
+  let cut = false
+  const cutOff = (why: string): void => {
+    if (cut) return
+    cut = true
     warn(`cut off the in-flight requests still running ${why}`)
     server.server.closeAllConnections()
   }
-  // Idle connections are closed as they turn idle (server.close): what is left is still working.
-  const timer = setTimeout(
-    () => cutOff('deadline', `${limit.ms / 1000} s after ${limit.after}`),
-    limit.ms,
-  )
+  // Idle connections are closed after a short grace and then as they turn idle (server.close):
+  // what is left at the deadline is still working.
+  const timer = setTimeout(() => cutOff(`${limit.ms / 1000} s after ${limit.after}`), limit.ms)
   timer.unref()
-  stop.onInterruptAgain(() => cutOff('interrupt', 'at the second Ctrl-C'))
+  stop.onInterruptAgain(() => cutOff('at the second Ctrl-C'))
   await server.close()
   clearTimeout(timer)
-  return cut
 }
 
 /**

@@ -16,7 +16,8 @@ const EVERY_MS = 60 * 60 * 1000
 const sweptAt = new Map<string, number>()
 
 /** Sweeps `dir` unless this process did within the hour; never fails the upload that asks. */
-export function sweepNow(dir: string, now = Date.now()): Promise<void> {
+export function sweepNow(dir: string): Promise<void> {
+  const now = Date.now()
   const last = sweptAt.get(dir)
   if (last !== undefined && now - last < EVERY_MS) return Promise.resolve()
   sweptAt.set(dir, now)
