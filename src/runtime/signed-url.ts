@@ -238,9 +238,11 @@ function parsePairs(query: string): [string, string][] {
 /**
  * The path as RFC 3986 §6.2.2 compares it: hex digits of escapes in upper case, and escapes of
  * letters, digits, `-`, `_` and `~` decoded (the router decodes them alike), so `%c3%bc` or `%7E`
- * from a client or proxy that rewrites escapes verifies as `%C3%BC` or `~`.
+ * from a client or proxy that rewrites escapes verifies as `%C3%BC` or `~`. One trailing slash is
+ * dropped, as the router drops it (`/a/` is the route of `/a`; Laravel's `url()` trims it too).
  */
-function canonicalPath(path: string): string {
+function canonicalPath(raw: string): string {
+  const path = raw.length > 1 && raw.endsWith('/') ? raw.slice(0, -1) : raw
   if (!path.includes('%')) return path
   return path.replace(/%[0-9A-Fa-f]{2}/g, (escape) => {
     const char = String.fromCharCode(parseInt(escape.slice(1), 16))

@@ -4,7 +4,7 @@
  * request's query() decodes the valid escapes beside it: `v=%41%ZZ` verified as the signed
  * `v=%2541%25ZZ` and the handler read `A%ZZ`. The path was compared byte for byte, so a client
  * or proxy that wrote an escape another way (`%c3%bc`, `%7E`) got a 403 for a URL the router
- * reads the same.
+ * reads the same, and one with a trailing slash (the same route to the router) got a 403 too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FwRequest } from '../../src/runtime/request/request.js'
@@ -55,5 +55,15 @@ describe('signed URL verification', () => {
     const other = kernel.signer.signedUrlFor('notes.show', { name: 'a/b' })
     expect(other).toContain('/notes/a%2Fb')
     expect((await server.send('GET', other.replace('%2F', '%2f'))).status).toBe(200)
+  })
+
+  it('accepts the path with a trailing slash, as the router matches it, and nothing else', async () => {
+    const url = kernel.signer.temporaryUrlFor('notes.show', { name: 'x' }, { v: '1' }, 60)
+    const [path, query] = url.split('?') as [string, string]
+    const slashed = await server.send('GET', `${path}/?${query}`)
+    expect(slashed.status).toBe(200)
+    expect(JSON.parse(slashed.text)).toMatchObject({ name: 'x', v: '1' })
+    expect((await server.send('GET', `/notes/y/?${query}`)).status).toBe(403)
+    expect((await server.send('GET', `${path}//?${query}`)).status).not.toBe(200)
   })
 })
