@@ -6,6 +6,7 @@
 import type { Readable, Transform } from 'node:stream'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import { badRequest, HttpError, payloadTooLarge, unsupportedMediaType } from '../http-error.js'
+import { BodyBytes } from './body-bytes.js'
 
 /** A body being read: the decoded bytes, and what to do when we stop or the client leaves. */
 export interface BodyStream {
@@ -96,18 +97,17 @@ export function readPlain(
 ): Promise<void> {
   if (origin.readableEnded) throw new Error('The request body was already read elsewhere')
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
+    const bytes = new BodyBytes()
     const settle = (error?: HttpError): void => {
       origin.off('data', onData)
       origin.off('end', onEnd)
       origin.off('error', onError)
       origin.off('close', onClose)
-      // One chunk (a body that came in one read) is used as is: no copy. `use` runs before the
-      // promise settles (what it throws rejects it), so no extra microtask carries the bytes on.
+      // `use` runs before the promise settles (what it throws rejects it), so no extra
+      // microtask carries the bytes on.
       if (!error) {
         try {
-          use(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
+          use(bytes.bytes())
         } catch (failure) {
           return reject(failure)
         }
@@ -117,9 +117,8 @@ export function readPlain(
       reject(error)
     }
     const onData = (chunk: Buffer): void => {
-      size += chunk.length
-      if (size > limit) return settle(tooLarge(limit))
-      chunks.push(chunk)
+      if (bytes.size + chunk.length > limit) return settle(tooLarge(limit))
+      bytes.add(chunk)
     }
     const onEnd = (): void => settle()
     const onError = (error: unknown): void => settle(decodeError(error))
@@ -153,21 +152,19 @@ function isDigits(text: string): boolean {
  */
 export function readAll(body: BodyStream, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
+    const bytes = new BodyBytes()
     let settled = false
     const finish = (error?: HttpError): void => {
       if (settled) return
       settled = true
       body.stream.off('data', onData)
-      if (!error) return resolve(Buffer.concat(chunks, size))
+      if (!error) return resolve(bytes.bytes())
       body.stop()
       reject(error)
     }
     const onData = (chunk: Buffer): void => {
-      size += chunk.length
-      if (size > limit) return finish(tooLarge(limit))
-      chunks.push(chunk)
+      if (bytes.size + chunk.length > limit) return finish(tooLarge(limit))
+      bytes.add(chunk)
     }
     body.stream.on('data', onData)
     body.stream.once('end', () => finish())
