@@ -10,6 +10,7 @@ import { displayPath, locateInStack } from '../define/location.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
 import { CONFIG_FILE_MARKER, CONFIG_VARS_MARKER } from '../shared/config-markers.js'
 import { escapeRegExp } from '../shared/pattern.js'
+import { thrownMessage } from '../shared/thrown.js'
 import type { KernelOptions } from '../runtime/kernel-options.js'
 
 /** The configuration variables (DESIGN.md "Configuration"). */
@@ -51,7 +52,7 @@ export async function readConfig(cwd = process.cwd()): Promise<FwConfig> {
     module = (await importModule(file)).module
   } catch (error) {
     if (error instanceof FwError) throw asConfigError(file, error)
-    const message = error instanceof Error ? error.message : String(error)
+    const message = thrownMessage(error)
     throw configError(
       file,
       `The config file threw while it was loaded: ${message}`,

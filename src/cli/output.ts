@@ -4,6 +4,7 @@ import { inAppCode, locateInStack } from '../define/location.js'
 import { FwError, formatLocation, type SourceLocation } from '../shared/errors.js'
 import { escapeControls } from '../shared/escape-controls.js'
 import { listenAsFw } from '../shared/process-listeners.js'
+import { thrownMessage, thrownStack } from '../shared/thrown.js'
 
 export interface Output {
   out: (text: string) => void
@@ -110,13 +111,14 @@ function strayError(
   location: SourceLocation | undefined,
 ): FwError {
   const what = event === 'uncaughtException' ? 'Uncaught exception' : 'Unhandled promise rejection'
-  const message = error instanceof Error ? error.message : String(error)
+  const message = thrownMessage(error)
   const stray = new FwError('FW_APP_UNCAUGHT', `${what}: ${message}`, {
     location,
     hint: 'A timer, event listener or promise of the app failed where nothing catches it: catch the error there (--debug prints the stack).',
   })
   // --debug prints the stack of what the app threw, not of this wrapper.
-  if (error instanceof Error && error.stack !== undefined) stray.stack = error.stack
+  const stack = thrownStack(error)
+  if (stack !== '') stray.stack = stack
   return stray
 }
 
@@ -138,16 +140,24 @@ export function printError(output: Output, error: unknown, debug: boolean): void
     )
     if (error.hint) output.err(`  ${pc.cyan('hint:')} ${escapeControls(error.hint)}`)
   } else {
-    const message = escapeControls(error instanceof Error ? error.message : String(error))
+    const message = escapeControls(thrownMessage(error))
     output.err(`${pc.red('error')} ${message}`)
     output.err(
       `  ${pc.cyan('hint:')} this looks like a bug in fw; run again with --debug and report the stack`,
     )
   }
   if (debug) {
-    const stack = (e: unknown): string => (e instanceof Error ? (e.stack ?? e.message) : String(e))
+    const stack = (e: unknown): string => thrownStack(e) || thrownMessage(e)
     output.err(pc.dim(stack(error)))
-    const cause = error instanceof Error ? error.cause : undefined
+    const cause = causeOf(error)
     if (cause) output.err(pc.dim(`cause: ${stack(cause)}`))
+  }
+}
+
+function causeOf(error: unknown): unknown {
+  try {
+    return error instanceof Error ? error.cause : undefined
+  } catch {
+    return undefined
   }
 }

@@ -10,6 +10,7 @@ import type { BuildFailure, Message } from 'esbuild'
 import { displayPath } from '../define/location.js'
 import { FwError } from '../shared/errors.js'
 import { escapeRegExp } from '../shared/pattern.js'
+import { thrownMessage } from '../shared/thrown.js'
 import { scopeDeclaration } from './esbuild-plugins.js'
 
 // This package's own folder (dist/compiler/ → the root).
@@ -142,8 +143,9 @@ const DEPENDENCY_FIELDS = [
  * missingImport(error) // { name: 'pkg', specifier: 'pkg/nope.js' }
  */
 function missingImport(error: unknown): { name: string; specifier: string } | null {
+  if (!(error instanceof Error)) return null
   const code = (error as { code?: string }).code
-  const message = error instanceof Error ? error.message : ''
+  const message = thrownMessage(error)
   if (code === 'ERR_MODULE_NOT_FOUND') {
     const name = /Cannot find package '([^']+)'/.exec(message)?.[1]
     if (name !== undefined) return { name, specifier: name }

@@ -7,6 +7,7 @@ import { dirname, relative, resolve } from 'node:path'
 import { assertSynchronous, Registrar } from '../define/registrar.js'
 import { displayPath } from '../define/location.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
+import { thrownMessage } from '../shared/thrown.js'
 import { inAppCode, locateInStack } from '../define/location.js'
 import { importModule } from './import-module.js'
 
@@ -140,7 +141,7 @@ function defaultExportAt(file: string): SourceLocation {
  * without a stack (`throw 'text'`) at the default export when it ran, else at the file's top.
  */
 function userError(file: string, error: unknown, phase: 'loaded' | 'run'): FwError {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = thrownMessage(error)
   const location =
     locateInStack(
       error,

@@ -8,6 +8,7 @@ import { findSourceMap } from 'node:module'
 import { relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { SourceLocation } from '../shared/errors.js'
+import { thrownStack } from '../shared/thrown.js'
 
 // Frames inside fw itself (dist/ or src/) are skipped: the first frame outside is the caller.
 const OWN_DIR = fileURLToPath(new URL('..', import.meta.url))
@@ -98,8 +99,7 @@ export function locateInStack(
   error: unknown,
   accept: (path: string) => boolean,
 ): SourceLocation | undefined {
-  const stack = error instanceof Error ? (error.stack ?? '') : ''
-  for (const line of stack.split('\n')) {
+  for (const line of thrownStack(error).split('\n')) {
     const m = STACK_FRAME_FILE.exec(line.trim())
     if (m && accept(m[1]!))
       return { file: displayPath(m[1]!), line: Number(m[2]), column: Number(m[3]) }

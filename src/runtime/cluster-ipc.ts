@@ -11,6 +11,7 @@
  */
 import cluster, { type Worker } from 'node:cluster'
 import { randomUUID } from 'node:crypto'
+import { thrownMessage } from '../shared/thrown.js'
 
 interface Reply {
   tag: string
@@ -166,7 +167,7 @@ export function answerWorkers(
     }
     Promise.resolve(value).then(
       (result) => reply({ value: result }),
-      (error: unknown) => reply({ error: error instanceof Error ? error.message : String(error) }),
+      (error: unknown) => reply({ error: thrownMessage(error) }),
     )
   }
   cluster.on('message', onMessage)

@@ -8,6 +8,7 @@ import { FwError } from '../shared/errors.js'
 import { BUILTIN_ALIASES, checkAlias, walkAlias } from '../shared/middleware-aliases.js'
 import type { MiddlewareRef, RouteRecord } from '../shared/route-record.js'
 import type { KernelServices, Logger, Middleware, MiddlewareFactory, Next } from './types.js'
+import { thrownMessage } from '../shared/thrown.js'
 
 /**
  * Warns about each string handler naming nothing bound once the providers have booted: a typo
@@ -93,7 +94,7 @@ export function resolveMiddleware(
   } catch (error) {
     throw new FwError(
       'FW_MIDDLEWARE_INVALID',
-      `Middleware "${ref}" failed to build: ${error instanceof Error ? error.message : String(error)}`,
+      `Middleware "${ref}" failed to build: ${thrownMessage(error)}`,
       {
         hint: `Check the factory given for "${name}" (the kernel's middleware option).`,
         cause: error,

@@ -4,6 +4,7 @@
  */
 import { FwError } from '../shared/errors.js'
 import type { Kernel, ServiceProvider } from './kernel.js'
+import { thrownMessage } from '../shared/thrown.js'
 
 /** A provider class: the kernel makes one instance, with no arguments, at boot. */
 export type ServiceProviderClass = new () => ServiceProvider
@@ -104,7 +105,7 @@ function nameOf(provider: unknown): string {
 }
 
 function providerFailed(index: number, provider: unknown, where: string, error: unknown): FwError {
-  const reason = error instanceof Error ? error.message : String(error)
+  const reason = thrownMessage(error)
   return new FwError(
     'FW_SERVE_CONFIG',
     `serviceProviders[${index}]${nameOf(provider)} failed in ${where}: ${reason}`,

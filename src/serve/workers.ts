@@ -22,6 +22,7 @@ import type { ServeOptions } from './serve.js'
 import { watchAndReload } from './watch-and-reload.js'
 import type { RouteWatcher } from './watch-routes.js'
 import { forkPool, reloadWorkers, type Pool } from './worker-pool.js'
+import { thrownMessage } from '../shared/thrown.js'
 
 export { RELOAD, RELOADED, WORKER_PORT } from './worker-pool.js'
 
@@ -79,7 +80,7 @@ function runInWorker(routes: string, register: Register): Register {
 
 /** The primary's build ran the routes file without this error: the worker's own run threw it. */
 function threwInWorker(routes: string, error: unknown, phase: 'loaded' | 'run'): FwError {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = thrownMessage(error)
   return new FwError(
     'FW_ROUTES_LOAD',
     `${displayPath(routes)} threw while a worker ${phase === 'loaded' ? 'loaded' : 'ran'} it: ${message}`,
