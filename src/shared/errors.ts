@@ -52,6 +52,7 @@ export const ERROR_CODES = {
   FW_CONFIG_INVALID: 'fw.config.ts threw or does not export an object',
   FW_INIT_EXISTS: 'fw init would overwrite existing files',
   FW_INIT_WRITE: 'The folder for the new app cannot be created or written',
+  FW_INIT_UNSAFE_DIR: 'fw init was pointed at no folder of its own (root, home, empty name)',
   FW_USER_EXISTS: 'A user with this email already exists',
   FW_USER_INVALID: 'The user to create is missing a field or has an invalid one',
   FW_PASSWORD_WEAK: 'The password is too short, too long or too common',

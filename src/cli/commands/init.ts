@@ -1,9 +1,10 @@
 /** `fw init [DIR]`: scaffold an app from templates/init (never overwrites a file). */
 import type { Command } from 'commander'
 import pc from 'picocolors'
-import { constants, existsSync, lstatSync, readFileSync, statSync } from 'node:fs'
+import { constants, existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
-import { dirname, join, relative, resolve, sep } from 'node:path'
+import { homedir } from 'node:os'
+import { dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { writeFailure } from '../../shared/fs-errors.js'
 import type { Output } from '../output.js'
@@ -22,6 +23,7 @@ export function registerInitCommand(program: Command, output: Output): void {
     .argument('[dir]', 'where to create it', '.')
     .action(async (dir: string) => {
       const target = resolve(dir)
+      await assertAppFolder(dir, target)
       const names = await readdir(TEMPLATES)
       // A file where the app's folder should be: said before existsSync below takes it for no clash.
       if (isFile(target)) {
@@ -123,6 +125,47 @@ const NO_FOLDER: [cause: string, hint: string] = [
   'no folder can be made there',
   'Pick a folder on an ordinary disk (e.g. in your home folder).',
 ]
+
+/**
+ * Refuses an empty DIR (an unset shell variable: `fw init "$APP"`), the file-system root, the home
+ * folder or a folder above it, and /proc, /sys or /dev: a package.json there makes every project
+ * below part of the new app (npm and Node look up the folders for one).
+ */
+async function assertAppFolder(dir: string, target: string): Promise<void> {
+  const what =
+    dir.trim() === ''
+      ? 'the name is empty'
+      : (systemFolder(target) ?? systemFolder(realPath(target)))
+  if (what === undefined) return
+  const { FwError } = await import('../../shared/errors.js')
+  throw new FwError(
+    'FW_INIT_UNSAFE_DIR',
+    `Refusing to create an app in ${JSON.stringify(dir)}: ${what}`,
+    {
+      hint: 'Give the app a folder of its own, e.g. fw init my-app.',
+    },
+  )
+}
+
+/** What makes `path` no place for an app, or undefined. */
+function systemFolder(path: string): string | undefined {
+  if (path === parse(path).root) return 'it is the file-system root'
+  if (/^\/(proc|sys|dev)(\/|$)/.test(path)) return 'it is a system folder'
+  const down = relative(path, homedir())
+  if (down === '') return 'it is your home folder'
+  if (down !== '..' && !down.startsWith(`..${sep}`) && !isAbsolute(down))
+    return 'it holds your home folder'
+  return undefined
+}
+
+/** `path` with symbolic links resolved; as given when it does not exist (yet). */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
+}
 
 /** A file-system error of fw init as a user error naming the folder (and the file at fault), or the error unchanged. */
 async function writeError(error: unknown, target: string): Promise<unknown> {
