@@ -1,7 +1,7 @@
 /** How the CLI talks: coloured one-line results, and user errors as one line plus a hint. */
 import pc from 'picocolors'
 import { inAppCode, locateInStack } from '../define/location.js'
-import { FwError, formatLocation, type SourceLocation } from '../shared/errors.js'
+import { FwError, formatLocation, ReportedError, type SourceLocation } from '../shared/errors.js'
 import { escapeControls } from '../shared/escape-controls.js'
 import { listenAsFw } from '../shared/process-listeners.js'
 import { thrownMessage, thrownStack } from '../shared/thrown.js'
@@ -132,6 +132,7 @@ export function isDebug(argv: readonly string[]): boolean {
  * escapes are printed as escapes, so the error stays one line and cannot restyle the terminal.
  */
 export function printError(output: Output, error: unknown, debug: boolean): void {
+  if (error instanceof ReportedError) return
   if (error instanceof FwError) {
     const where = escapeControls(formatLocation(error.location))
     const message = escapeControls(error.message)

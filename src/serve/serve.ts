@@ -19,6 +19,7 @@ import {
   loadWorkerRoutes,
   RELOAD,
   RELOADED,
+  REPORTED_EXIT_CODE,
   runPrimary,
   stoppingLine,
   WORKER_PORT,
@@ -52,7 +53,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     // A worker that cannot start says why and goes (its IPC channel would keep it alive); the
     // primary then stops the others and exits 1.
     options.onError(error)
-    process.exit(1)
+    process.exit(REPORTED_EXIT_CODE)
   }
 }
 

@@ -7,7 +7,7 @@
 import cluster, { type Worker } from 'node:cluster'
 import type { AddressInfo } from 'node:net'
 import { count } from '../shared/count.js'
-import { FwError } from '../shared/errors.js'
+import { FwError, ReportedError } from '../shared/errors.js'
 import { DRAIN_MS, LEFT_OPEN_MS } from './shutdown.js'
 
 /** The port the primary tells its workers to listen on. */
@@ -16,6 +16,11 @@ export const WORKER_PORT = 'FW_SERVE_WORKER_PORT'
 export const RELOAD = 'fw:reload-routes'
 /** A worker's answer once it has loaded them (or failed to, and said why). */
 export const RELOADED = 'fw:routes-reloaded'
+/**
+ * A worker's exit code once it has printed why it could not start (serve.ts): the primary then
+ * ends with exit 1 without an error of its own about it.
+ */
+export const REPORTED_EXIT_CODE = 78
 /** A worker that exits sooner than this after it was forked counts as a crash loop. */
 const QUICK_DEATH_MS = 10_000
 /** The longest wait before a replacement for a worker that keeps dying soon after its start. */
@@ -110,13 +115,15 @@ class WorkerPool implements Pool {
 
   #exited(worker: Worker, born: number, code: number, signal: string | null): void {
     const listened = this.#serving.delete(worker)
-    const how = signal ?? `exit code ${code}`
+    const how = signal ?? (code === REPORTED_EXIT_CODE ? 'its error above' : `exit code ${code}`)
     if (this.#stopping) return this.#exitedWhileStopping(worker, code, signal)
     if (this.#startup)
       return this.#startup.fail(
-        new FwError('FW_SERVE_WORKER', `A worker stopped while starting (${how})`, {
-          hint: 'Its own error, if it printed one, is above; no worker is left running.',
-        }),
+        code === REPORTED_EXIT_CODE
+          ? new ReportedError(`A worker stopped while starting (${how}), and said why`)
+          : new FwError('FW_SERVE_WORKER', `A worker stopped while starting (${how})`, {
+              hint: 'Its own error, if it printed one, is above; no worker is left running.',
+            }),
       )
     if (!listened && ++this.#bootFailures >= BOOT_FAILURES_TO_GIVE_UP && this.#serving.size === 0)
       return this.#giveUp(
@@ -126,7 +133,7 @@ class WorkerPool implements Pool {
           { hint: 'Their own errors are above; fw serve stops rather than restart them forever.' },
         ),
       )
-    this.#restartLater(born, code, signal)
+    this.#restartLater(born, signal ?? (code === REPORTED_EXIT_CODE ? 'its error above' : code))
   }
 
   #exitedWhileStopping(worker: Worker, code: number, signal: string | null): void {
@@ -137,14 +144,14 @@ class WorkerPool implements Pool {
     if (!this.#killed.has(worker)) this.#warn(`worker exited (${signal ?? code}) while stopping`)
   }
 
-  #restartLater(born: number, code: number, signal: string | null): void {
+  #restartLater(born: number, how: string | number): void {
     this.#quickDeaths = Date.now() - born < QUICK_DEATH_MS ? this.#quickDeaths + 1 : 0
     const delay =
       this.#quickDeaths === 0
         ? 0
         : Math.min(MAX_RESTART_DELAY_MS, 100 * 2 ** (this.#quickDeaths - 1))
     this.#warn(
-      `worker exited (${signal ?? code}); starting another${delay > 0 ? ` in ${delay / 1000} s` : ''}`,
+      `worker exited (${how}); starting another${delay > 0 ? ` in ${delay / 1000} s` : ''}`,
     )
     const timer = setTimeout(() => {
       this.#restarts.delete(timer)

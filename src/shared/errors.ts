@@ -89,6 +89,12 @@ export class FwError extends Error {
   }
 }
 
+/**
+ * An error already printed, by a worker of `fw serve --workers` on the same terminal: the CLI ends
+ * with exit code 1 and prints nothing more (a second, vaguer error for the one cause).
+ */
+export class ReportedError extends Error {}
+
 /** `file:line:column`, or '' when the location is unknown. */
 export function formatLocation(location: SourceLocation | undefined): string {
   return location ? `${location.file}:${location.line}:${location.column}` : ''

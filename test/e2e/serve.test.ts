@@ -185,7 +185,7 @@ describe('fw serve', () => {
     }
   }, 60_000)
 
-  it('with --workers, stops at a port in use: the error once, then exit 1 (no worker left, no retry loop)', async () => {
+  it('with --workers, stops at a port in use: the error once, nothing more, then exit 1 (no worker left, no retry loop)', async () => {
     const dir = makeProject({ 'routes.mjs': ROUTES() })
     const app = await serveApp(['--routes', 'routes.mjs'], { cwd: dir })
     try {
@@ -195,9 +195,9 @@ describe('fw serve', () => {
       )
       expect(second.code).toBe(1)
       expect(second.stderr.match(/is already in use \[FW_SERVE_PORT\]/g)).toHaveLength(1)
-      expect(second.stderr).toMatch(
-        /error A worker stopped while starting \(exit code 1\) \[FW_SERVE_WORKER\]/,
-      )
+      // The worker's error is the only one: a second, vaguer one from the primary (FW_SERVE_WORKER)
+      // was printed after it until a CLI audit counted two errors for one cause.
+      expect(second.stderr.match(/^error /gm)).toHaveLength(1)
       expect(second.stderr).not.toMatch(/\n\s+at /)
     } finally {
       await app.stop()
@@ -248,7 +248,7 @@ describe('fw serve', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /)
   })
 
-  it("with --workers, reports a host that is not this machine's as a user error from the worker, then FW_SERVE_WORKER", async () => {
+  it("with --workers, reports a host that is not this machine's as a user error from the worker, and only that", async () => {
     const dir = makeProject({ 'routes.mjs': ROUTES() })
     const result = await runFw(
       [
@@ -270,9 +270,7 @@ describe('fw serve', () => {
         /10\.255\.255\.1 is not an address of this machine \(EADDRNOTAVAIL\) \[FW_SERVE_HOST\]/g,
       ),
     ).toHaveLength(1)
-    expect(result.stderr).toMatch(
-      /error A worker stopped while starting \(exit code 1\) \[FW_SERVE_WORKER\]/,
-    )
+    expect(result.stderr.match(/^error /gm)).toHaveLength(1)
     expect(result.stderr).not.toMatch(/bug in fw/)
     expect(result.stderr).not.toMatch(/\n\s+at /)
   }, 60_000)

@@ -96,7 +96,7 @@ describe('fw serve --workers, audit 7', () => {
     expect(await app.stop(), app.output()).toBe(1)
     const output = app.output()
     expect(output).toMatch(
-      /\nerror 5 workers in a row stopped while starting \(the last: exit code 1\), and none is left serving \[FW_SERVE_WORKER\]\n {2}hint: /,
+      /\nerror 5 workers in a row stopped while starting \(the last: its error above\), and none is left serving \[FW_SERVE_WORKER\]\n {2}hint: /,
     )
     // Each worker's own error is the routes file's, not "a bug in fw", and without a stack.
     expect(output).toMatch(
