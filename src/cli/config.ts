@@ -4,12 +4,11 @@
  * variables of DESIGN.md (JWT_SECRET, APP_ENV, DATABASE_URL, REDIS_URL, TRUSTED_PROXIES), which
  * then win over the environment.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { displayPath, locateInStack } from '../define/location.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
-import { CONFIG_FILE_MARKER, CONFIG_VARS_MARKER } from '../shared/config-markers.js'
-import { escapeRegExp } from '../shared/pattern.js'
+import { CONFIG_FILE_MARKER, CONFIG_VARS_MARKER, locateKey } from '../shared/config-markers.js'
 import { thrownMessage } from '../shared/thrown.js'
 import type { KernelOptions } from '../runtime/kernel-options.js'
 
@@ -202,17 +201,7 @@ export function configKeyLocation(config: FwConfig, key: string): SourceLocation
 
 /** Where `key` is written in the config file (its first `key:`), else line 1. */
 function keyLocation(file: string, key: string): SourceLocation {
-  let lines: string[] = []
-  try {
-    lines = readFileSync(file, 'utf8').split('\n')
-  } catch {
-    // Located at line 1.
-  }
-  const written = new RegExp(`(^|[\\s{,])(['"]?)${escapeRegExp(key)}\\2\\s*:`)
-  const at = lines.findIndex((line) => written.test(line))
-  if (at === -1) return { file: displayPath(file), line: 1, column: 1 }
-  const column = lines[at]!.search(new RegExp(`['"]?${escapeRegExp(key)}`)) + 1
-  return { file: displayPath(file), line: at + 1, column }
+  return locateKey(displayPath(file), key)
 }
 
 /** Levenshtein distance, for "did you mean" (keys are short). */
@@ -295,7 +284,26 @@ export async function resolvePaths(
       ...(where === undefined ? {} : { location: where }),
     })
   }
+  if (flags.cache === undefined && config.cache != null) await checkConfigCache(config)
   return { routes, cache: flags.cache ?? config.cache ?? DEFAULT_CACHE }
+}
+
+/**
+ * A cache folder the config names that fw refuses to use (`/`, the home folder): said at that
+ * line, with the fix there; the build's own error would say to change a --cache never given.
+ */
+async function checkConfigCache(config: FwConfig): Promise<void> {
+  const { assertSafeDir } = await import('../compiler/cache-guard.js')
+  try {
+    assertSafeDir(config.cache!)
+  } catch (error) {
+    if (!(error instanceof FwError)) throw error
+    const where = configKeyLocation(config, 'cache')
+    throw new FwError(error.code, error.message, {
+      hint: `Point cache in ${where?.file ?? 'fw.config.ts'} at a folder of its own, such as .fw/cache.`,
+      ...(where === undefined ? {} : { location: where }),
+    })
+  }
 }
 
 function configError(

@@ -7,7 +7,7 @@ import cluster from 'node:cluster'
 import type { KernelOptions } from '../runtime/kernel.js'
 import { Kernel } from '../runtime/kernel.js'
 import type { Registrar } from '../define/registrar.js'
-import { configFileThatSet } from '../shared/config-markers.js'
+import { configFileThatSet, configVariableLocation } from '../shared/config-markers.js'
 import { count } from '../shared/count.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
 import { CRASH_DRAIN_MS, listenForCrash } from './crash.js'
@@ -195,6 +195,7 @@ function checkProductionSecret(kernelEnv: KernelOptions['env']): void {
       'FW_SERVE_CONFIG',
       `JWT_SECRET ${configFile ? `from ${configFile} ` : ''}is ${size}; production needs at least 32 bytes`,
       {
+        location: configVariableLocation('JWT_SECRET'),
         hint: configFile
           ? `Change JWT_SECRET in ${configFile} (it wins over the environment) to 32 or more random bytes, e.g. from \`openssl rand -hex 32\`.`
           : 'Set JWT_SECRET to 32 or more random bytes, e.g. JWT_SECRET=$(openssl rand -hex 32).',

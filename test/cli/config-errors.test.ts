@@ -88,7 +88,7 @@ describe('fw serve in production with a short JWT_SECRET', () => {
     })
     expect(result.code).toBe(1)
     expect(lines(result.stderr)).toEqual([
-      'error JWT_SECRET from fw.config.ts is only 5 bytes; production needs at least 32 bytes [FW_SERVE_CONFIG]',
+      'error fw.config.ts:1:63: JWT_SECRET from fw.config.ts is only 5 bytes; production needs at least 32 bytes [FW_SERVE_CONFIG]',
       expect.stringMatching(
         /^ {2}hint: Change JWT_SECRET in fw\.config\.ts \(it wins over the environment\)/,
       ),

@@ -2,7 +2,7 @@
 import type { Command } from 'commander'
 import pc from 'picocolors'
 import { applyConfigEnv, configKeyLocation, readConfig, resolvePaths } from '../config.js'
-import { configFileThatSet } from '../../shared/config-markers.js'
+import { configFileThatSet, configVariableLocation } from '../../shared/config-markers.js'
 import { FwError } from '../../shared/errors.js'
 import { isDebug, printError, type Output } from '../output.js'
 import { shellQuote } from './init.js'
@@ -80,10 +80,12 @@ function portOf(flag: string | undefined): number {
     })
   }
   const configFile = configFileThatSet('PORT')
+  const location = configVariableLocation('PORT')
   throw new FwError(
     'FW_SERVE_CONFIG',
     `PORT=${shellQuote(text)}${configFile ? ` (from ${configFile})` : ''} is not a port number`,
     {
+      ...(location === undefined ? {} : { location }),
       hint: configFile
         ? `Set PORT in ${configFile} to a whole number from 0 to 65535, in decimal, or remove it (3000).`
         : 'PORT comes from the environment: set it to a whole number from 0 to 65535, in decimal, or unset it (3000).',

@@ -6,8 +6,9 @@
  */
 import type { Command } from 'commander'
 import type { Readable } from 'node:stream'
-import { FwError, type ErrorCode } from '../../shared/errors.js'
-import { configFileThatSet } from '../../shared/config-markers.js'
+import { FwError, type ErrorCode, type SourceLocation } from '../../shared/errors.js'
+import { configFileThatSet, configVariableLocation } from '../../shared/config-markers.js'
+import { thrownMessage } from '../../shared/thrown.js'
 import { applyConfigEnv, readConfig } from '../config.js'
 import type { Output } from '../output.js'
 
@@ -38,10 +39,17 @@ type UserErrorCode = Extract<
   | 'FW_PASSWORD_MISSING'
   | 'FW_DATABASE_UNAVAILABLE'
 >
-function userError(code: UserErrorCode, message: string, hint: string, cause?: unknown): FwError {
+function userError(
+  code: UserErrorCode,
+  message: string,
+  hint: string,
+  cause?: unknown,
+  location?: SourceLocation,
+): FwError {
   return new FwError(code, message, {
     hint,
     ...(cause === undefined ? {} : { cause }),
+    ...(location === undefined ? {} : { location }),
   })
 }
 
@@ -90,7 +98,7 @@ async function createUser(
     throw userError('FW_PASSWORD_WEAK', problem, 'Use a longer passphrase, e.g. four random words.')
   applyConfigEnv(await readConfig())
   const url = flags.database ?? (process.env.DATABASE_URL || auth.DEFAULT_DATABASE_URL)
-  const db = await openUserStore(auth, url, databaseSource(flags))
+  const db = await openUserStore(auth, url, databaseSource(flags), databaseLocation(flags))
   try {
     const user = await db.users.create({
       ...details,
@@ -123,20 +131,33 @@ function databaseSource(flags: UserCreateFlags): string {
   return setIn !== undefined ? `DATABASE_URL in ${setIn}` : 'DATABASE_URL'
 }
 
+/** Where the config file writes DATABASE_URL, when that is where the URL came from. */
+function databaseLocation(flags: UserCreateFlags): SourceLocation | undefined {
+  return flags.database === undefined ? configVariableLocation('DATABASE_URL') : undefined
+}
+
 /** The user store at `url`; a malformed URL or an unreachable database is a user error. */
-async function openUserStore(auth: AuthModule, url: string, source: string): Promise<UserDatabase> {
+async function openUserStore(
+  auth: AuthModule,
+  url: string,
+  source: string,
+  location: SourceLocation | undefined,
+): Promise<UserDatabase> {
   return auth.openDatabase(url).catch((error: unknown) => {
     if (error instanceof TypeError)
       throw userError(
         'FW_USER_INVALID',
         error.message,
         `Fix ${source} (sqlite:PATH or postgres://...), or pass --database.`,
+        undefined,
+        location,
       )
     throw userError(
       'FW_DATABASE_UNAVAILABLE',
-      `Cannot open the user store: ${(error as Error).message}`,
+      `Cannot open the user store: ${thrownMessage(error)}`,
       `Check ${source} and that the database is running.`,
       error,
+      location,
     )
   })
 }
