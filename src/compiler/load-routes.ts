@@ -3,7 +3,7 @@
  * export against a registrar that records where each route was registered.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs'
-import { dirname, relative, resolve } from 'node:path'
+import { dirname, extname, relative, resolve } from 'node:path'
 import { assertSynchronous, Registrar } from '../define/registrar.js'
 import { displayPath } from '../define/location.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
@@ -22,6 +22,9 @@ export interface LoadedRoutes {
   file: string
 }
 
+/** The names esbuild reads as code; anything else (`.txt`, `.css`) it loads as data. */
+const CODE_FILE = /\.(?:[cm]?[jt]s|[jt]sx)$/i
+
 /**
  * Bundles, imports and runs a routes file.
  * @example
@@ -29,6 +32,26 @@ export interface LoadedRoutes {
  */
 export async function loadRoutesFile(routesFile: string): Promise<LoadedRoutes> {
   const file = resolve(routesFile)
+  assertRoutesFile(file)
+  let imported
+  try {
+    imported = await refusingExit(file, () => importModule(file))
+  } catch (error) {
+    if (error instanceof FwError) throw error
+    throw userError(file, error, 'loaded')
+  }
+  const register = registerOf(file, imported.module.default)
+  return {
+    registrar: await refusingExit(file, () => runRegister(file, register)),
+    register,
+    inputs: imported.inputs,
+    code: imported.code,
+    file,
+  }
+}
+
+/** A routes file that is missing, a folder, a pipe or a device is a user error, before any read. */
+function assertRoutesFile(file: string): void {
   if (!existsSync(file)) {
     throw new FwError('FW_ROUTES_NOT_FOUND', `Routes file ${displayPath(file)} does not exist`, {
       hint: 'Pass --routes FILE, or create routes.ts (fw init scaffolds one).',
@@ -50,33 +73,29 @@ export async function loadRoutesFile(routesFile: string): Promise<LoadedRoutes> 
       hint: 'Pass --routes FILE with a routes file, e.g. --routes routes.ts.',
     })
   }
-  let imported
-  try {
-    imported = await refusingExit(file, () => importModule(file))
-  } catch (error) {
-    if (error instanceof FwError) throw error
-    throw userError(file, error, 'loaded')
-  }
-  const register = imported.module.default
-  if (typeof register !== 'function') {
+}
+
+/** The routes function the file exports by default; else why there is none. */
+function registerOf(file: string, exported: unknown): (r: Registrar) => void {
+  if (typeof exported === 'function') return exported as (r: Registrar) => void
+  const location = { file: displayPath(file), line: 1, column: 1 }
+  // esbuild reads a .txt or .css file as text or CSS: its default export is no function.
+  if (!CODE_FILE.test(file) && extname(file) !== '') {
     throw new FwError(
       'FW_ROUTES_NO_DEFAULT',
-      `${displayPath(file)} has no default export function`,
+      `${displayPath(file)} is no JavaScript or TypeScript file, so it exports no routes function`,
       {
-        hint: 'Write `export default (r) => { r.get("/", handler) }` (or use defineRoutes).',
-        location: { file: displayPath(file), line: 1, column: 1 },
+        hint: 'Give the routes file a .ts, .mts, .cts, .js, .mjs or .cjs name, e.g. routes.ts.',
+        location,
       },
     )
   }
-  const fn = register as (r: Registrar) => void
-  return {
-    registrar: await refusingExit(file, () => runRegister(file, fn)),
-    register: fn,
-    inputs: imported.inputs,
-    code: imported.code,
-    file,
-  }
+  throw new FwError('FW_ROUTES_NO_DEFAULT', `${displayPath(file)} has no default export function`, {
+    hint: 'Write `export default (r) => { r.get("/", handler) }` (or use defineRoutes).',
+    location,
+  })
 }
+
 function runRegister(file: string, register: (r: Registrar) => void): Registrar {
   const registrar = new Registrar({ captureLocations: true })
   let returned: unknown
