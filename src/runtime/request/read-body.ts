@@ -158,7 +158,7 @@ export function readAll(body: BodyStream, limit: number): Promise<Buffer> {
       if (settled) return
       settled = true
       body.stream.off('data', onData)
-      if (!error) return resolve(bytes.bytes())
+      if (!error) return resolve(bytes.bytes(true))
       body.stop()
       reject(error)
     }

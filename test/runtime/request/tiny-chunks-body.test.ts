@@ -9,6 +9,7 @@ import { Readable } from 'node:stream'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
+import { BodyBytes } from '../../../src/runtime/request/body-bytes.js'
 import { readPlain } from '../../../src/runtime/request/read-body.js'
 import { useServers } from './helpers.js'
 
@@ -69,5 +70,25 @@ describe('a body sent in tiny chunks', () => {
     // Kept chunk by chunk, a million Buffers were ~100 MB of heap here; copied, the bytes are
     // one Buffer outside the heap.
     expect(kept).toBeLessThan(8 * 1024 * 1024)
+  })
+
+  it('gives back the bytes in order, whatever the chunk sizes (empty ones included)', () => {
+    let seed = 7
+    const random = (n: number): number => ((seed = (seed * 48271) % 2147483647), seed % n)
+    for (let run = 0; run < 300; run++) {
+      const chunks = Array.from({ length: random(40) }, () =>
+        Buffer.from(Array.from({ length: [0, 1, 2, 100, 5000][random(5)]! }, () => random(256))),
+      )
+      const bytes = new BodyBytes()
+      for (const chunk of chunks) bytes.add(chunk)
+      expect(bytes.size).toBe(Buffer.concat(chunks).length)
+      expect(bytes.bytes().equals(Buffer.concat(chunks))).toBe(true)
+    }
+    const one = Buffer.from('only')
+    const single = new BodyBytes()
+    single.add(one)
+    expect(single.bytes()).toBe(one) // one chunk: no copy
+    expect(single.bytes(true)).not.toBe(one)
+    expect(single.bytes(true).equals(one)).toBe(true)
   })
 })
