@@ -4,7 +4,7 @@
  * look up the folders for one); `fw init ""` (an unset shell variable) took the working folder.
  * Each is refused, and nothing is written.
  */
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -58,5 +58,22 @@ describe('fw init into a folder that is no app’s own', () => {
       expect(result.code, result.stderr).toBe(0)
       expect(list(join(work, dir))).toContain('routes.ts')
     }
+  })
+
+  it('knows the home folder through a symbolic link, and an empty HOME as none', async () => {
+    const outer = makeProject({})
+    const real = join(outer, 'real', 'ada')
+    mkdirSync(join(real, 'work'), { recursive: true })
+    symlinkSync(join(outer, 'real'), join(outer, 'home'))
+    const env = { HOME: join(outer, 'home', 'ada') }
+    for (const dir of [real, join(outer, 'real')]) {
+      const result = await runFw(['init', dir], { cwd: join(real, 'work'), env })
+      expect(result.code, result.stderr).toBe(1)
+      expect(result.stderr).toMatch(/your home folder \[FW_INIT_UNSAFE_DIR\]/)
+    }
+    expect(list(real)).toEqual(['work'])
+    const empty = await runFw(['init', '.'], { cwd: join(real, 'work'), env: { HOME: '' } })
+    expect(empty.code, empty.stderr).toBe(0)
+    expect(list(join(real, 'work'))).toContain('routes.ts')
   })
 })

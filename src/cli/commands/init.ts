@@ -151,10 +151,15 @@ async function assertAppFolder(dir: string, target: string): Promise<void> {
 function systemFolder(path: string): string | undefined {
   if (path === parse(path).root) return 'it is the file-system root'
   if (/^\/(proc|sys|dev)(\/|$)/.test(path)) return 'it is a system folder'
-  const down = relative(path, homedir())
-  if (down === '') return 'it is your home folder'
-  if (down !== '..' && !down.startsWith(`..${sep}`) && !isAbsolute(down))
-    return 'it holds your home folder'
+  // The home folder as HOME writes it and as its links resolve (/home is a link on FreeBSD); an
+  // empty HOME names none (relative() would read '' as the working folder).
+  const home = homedir()
+  for (const folder of home === '' ? [] : [home, realPath(home)]) {
+    const down = relative(path, folder)
+    if (down === '') return 'it is your home folder'
+    if (down !== '..' && !down.startsWith(`..${sep}`) && !isAbsolute(down))
+      return 'it holds your home folder'
+  }
   return undefined
 }
 
