@@ -19,12 +19,13 @@ import {
   loadWorkerRoutes,
   RELOAD,
   RELOADED,
-  REPORTED_EXIT_CODE,
+  REPORTED,
   runPrimary,
   stoppingLine,
   WORKER_PORT,
 } from './workers.js'
 import { isProduction } from '../shared/app-env.js'
+import { thrownMessage } from '../shared/thrown.js'
 
 export interface ServeOptions {
   routes: string
@@ -53,8 +54,18 @@ export async function serve(options: ServeOptions): Promise<void> {
     // A worker that cannot start says why and goes (its IPC channel would keep it alive); the
     // primary then stops the others and exits 1.
     options.onError(error)
-    process.exit(REPORTED_EXIT_CODE)
+    await reportToPrimary()
+    process.exit(1)
   }
+}
+
+/** Tells the primary this worker printed its error, once stderr has it (a pipe may lag). */
+function reportToPrimary(): Promise<void> {
+  return new Promise((done) =>
+    process.stderr.write('', () =>
+      process.send ? void process.send({ tag: REPORTED }, () => done()) : done(),
+    ),
+  )
 }
 
 async function serveOne(options: ServeOptions): Promise<void> {
@@ -167,11 +178,15 @@ function inKernelSource(error: unknown, options: ServeOptions): unknown {
   const about =
     error instanceof FwError
       ? KERNEL_CODES.includes(error.code) && error.location === undefined
-      : Object.keys(options.kernel ?? {}).some((key) => error.message.startsWith(`${key} `))
+      : Object.keys(options.kernel ?? {}).some((key) => thrownMessage(error).startsWith(`${key} `))
   if (!about) return error
   const hint = `Fix kernel in ${where.file} (run with --debug for the stack).`
   if (!(error instanceof FwError))
-    return new FwError('FW_SERVE_CONFIG', error.message, { hint, location: where, cause: error })
+    return new FwError('FW_SERVE_CONFIG', thrownMessage(error), {
+      hint,
+      location: where,
+      cause: error,
+    })
   // The same error, placed: its stack and cause (a provider's own error) stay what --debug shows.
   const placed = new FwError(error.code, error.message, {
     hint: error.hint ?? hint,

@@ -17,10 +17,11 @@ export const RELOAD = 'fw:reload-routes'
 /** A worker's answer once it has loaded them (or failed to, and said why). */
 export const RELOADED = 'fw:routes-reloaded'
 /**
- * A worker's exit code once it has printed why it could not start (serve.ts): the primary then
- * ends with exit 1 without an error of its own about it.
+ * A worker's last message when it has printed why it could not start (serve.ts): the primary then
+ * ends with exit 1 without an error of its own about it. A message, not an exit code: the app's
+ * own code may exit with any code, having printed nothing.
  */
-export const REPORTED_EXIT_CODE = 78
+export const REPORTED = 'fw:error-reported'
 /** A worker that exits sooner than this after it was forked counts as a crash loop. */
 const QUICK_DEATH_MS = 10_000
 /** The longest wait before a replacement for a worker that keeps dying soon after its start. */
@@ -79,6 +80,7 @@ class WorkerPool implements Pool {
   #bootFailures = 0
   readonly #serving = new Set<Worker>()
   readonly #killed = new WeakSet<Worker>()
+  readonly #reported = new WeakSet<Worker>()
   readonly #restarts = new Set<NodeJS.Timeout>()
   #giveUp!: (error: FwError) => void
 
@@ -115,11 +117,12 @@ class WorkerPool implements Pool {
 
   #exited(worker: Worker, born: number, code: number, signal: string | null): void {
     const listened = this.#serving.delete(worker)
-    const how = signal ?? (code === REPORTED_EXIT_CODE ? 'its error above' : `exit code ${code}`)
+    const reported = this.#reported.has(worker)
+    const how = signal ?? (reported ? 'its error above' : `exit code ${code}`)
     if (this.#stopping) return this.#exitedWhileStopping(worker, code, signal)
     if (this.#startup)
       return this.#startup.fail(
-        code === REPORTED_EXIT_CODE
+        reported
           ? new ReportedError(`A worker stopped while starting (${how}), and said why`)
           : new FwError('FW_SERVE_WORKER', `A worker stopped while starting (${how})`, {
               hint: 'Its own error, if it printed one, is above; no worker is left running.',
@@ -133,7 +136,7 @@ class WorkerPool implements Pool {
           { hint: 'Their own errors are above; fw serve stops rather than restart them forever.' },
         ),
       )
-    this.#restartLater(born, signal ?? (code === REPORTED_EXIT_CODE ? 'its error above' : code))
+    this.#restartLater(born, signal ?? (reported ? 'its error above' : code))
   }
 
   #exitedWhileStopping(worker: Worker, code: number, signal: string | null): void {
@@ -170,7 +173,18 @@ class WorkerPool implements Pool {
       this.#bootFailures = 0
       this.#startup?.listened()
     })
-    worker.on('exit', (code, signal) => this.#exited(worker, born, code, signal))
+    worker.on('message', (message: { tag?: unknown } | null) => {
+      if (message?.tag === REPORTED) this.#reported.add(worker)
+    })
+    // Handled once the IPC channel is closed too: it closes after its last message is read, so
+    // a worker's REPORTED is never read after its exit is handled.
+    let exit: [number, string | null] | null = null
+    let disconnected = false
+    const settle = (): void => {
+      if (exit !== null && disconnected) this.#exited(worker, born, ...exit)
+    }
+    worker.on('exit', (code, signal) => ((exit = [code, signal]), settle()))
+    worker.on('disconnect', () => ((disconnected = true), settle()))
   }
 
   // Resolves once `n` more workers listen; rejects if one exits first.

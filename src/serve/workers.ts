@@ -24,7 +24,7 @@ import type { RouteWatcher } from './watch-routes.js'
 import { forkPool, reloadWorkers, type Pool } from './worker-pool.js'
 import { thrownMessage } from '../shared/thrown.js'
 
-export { RELOAD, RELOADED, REPORTED_EXIT_CODE, WORKER_PORT } from './worker-pool.js'
+export { RELOAD, RELOADED, REPORTED, WORKER_PORT } from './worker-pool.js'
 
 type Register = (r: Registrar) => void
 

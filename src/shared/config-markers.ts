@@ -25,8 +25,9 @@ export function configFileThatSet(
 }
 
 /**
- * Where the config file that set `name` writes it (its first `NAME:`, else its line 1), or
- * undefined when it came from the environment: an error about the value names that line.
+ * Where the config file that set `name` writes it, else its line 1; undefined when it came from
+ * the environment: an error about the value names that line. Written both at the top level and
+ * under `env`, the one under `env` is named: that one wins.
  * @example
  * configVariableLocation('PORT') // { file: 'fw.config.ts', line: 3, column: 9 }
  */
@@ -35,20 +36,36 @@ export function configVariableLocation(
   env: NodeJS.ProcessEnv = process.env,
 ): SourceLocation | undefined {
   const file = configFileThatSet(name, env)
-  return file === undefined ? undefined : locateKey(file, name)
+  return file === undefined ? undefined : locateKey(file, name, 'env')
 }
 
-/** Where `key` is first written as `key:` (quoted or not) in `file`, else line 1 of it. */
-export function locateKey(file: string, key: string): SourceLocation {
+/**
+ * Where `key` is first written as `key:` (quoted or not, not in a comment) in `file`, or first
+ * after the key `under` when that is written too; else line 1 of the file.
+ */
+export function locateKey(file: string, key: string, under?: string): SourceLocation {
   let lines: string[] = []
   try {
     lines = readFileSync(resolve(file), 'utf8').split('\n')
   } catch {
     // Located at line 1.
   }
-  const written = new RegExp(`(^|[\\s{,])(['"]?)${escapeRegExp(key)}\\2\\s*:`)
-  const at = lines.findIndex((line) => written.test(line))
-  if (at === -1) return { file, line: 1, column: 1 }
-  const column = lines[at]!.search(new RegExp(`['"]?${escapeRegExp(key)}`)) + 1
+  const found = keyLines(lines, key)
+  const after = under === undefined ? undefined : keyLines(lines, under)[0]
+  const later = ([line, column]: [number, number]): boolean =>
+    after !== undefined && (line > after[0] || (line === after[0] && column > after[1]))
+  const [at, column] = found.find(later) ?? found[0] ?? [0, 1]
   return { file, line: at + 1, column }
+}
+
+/** The lines (0-based) that write `key:`, each with the column of the key (1-based). */
+function keyLines(lines: string[], key: string): [number, number][] {
+  const written = new RegExp(`(^|[\\s{,])((['"]?)${escapeRegExp(key)}\\3\\s*:)`)
+  const found: [number, number][] = []
+  lines.forEach((line, at) => {
+    if (/^\s*(\/\/|\/\*|\*)/.test(line)) return
+    const match = written.exec(line)
+    if (match) found.push([at, match.index + match[1]!.length + 1])
+  })
+  return found
 }

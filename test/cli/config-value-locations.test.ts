@@ -59,4 +59,19 @@ describe('a bad value from fw.config.ts', () => {
       ])
     }
   })
+
+  it('names the line that wins: under env rather than at the top, never a comment', async () => {
+    const config = [
+      '// PORT: set in the deployment',
+      'export default {',
+      "  JWT_SECRET: 'x'.repeat(40), APP_ENV: 'production',",
+      "  env: { APP_PORT: 1, JWT_SECRET: 'short' },",
+      '}',
+    ].join('\n')
+    const result = await withConfig(config, ['serve', '--port', '0'])
+    expect(result.code).toBe(1)
+    expect(result.lines[0]).toMatch(
+      /^error fw\.config\.ts:4:23: JWT_SECRET from fw\.config\.ts is only 5 bytes; /,
+    )
+  })
 })

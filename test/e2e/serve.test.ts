@@ -315,7 +315,7 @@ describe('fw serve', () => {
     const result = await runFw(['serve', '--routes', 'routes.mjs'], { cwd: dir })
     expect(result.code).toBe(1)
     expect(lines(result.stderr)).toEqual([
-      'error PORT=80a (from fw.config.ts) is not a port number [FW_SERVE_CONFIG]',
+      'error fw.config.ts:1:25: PORT=80a (from fw.config.ts) is not a port number [FW_SERVE_CONFIG]',
       expect.stringMatching(/^ {2}hint: Set PORT in fw\.config\.ts/),
     ])
   })
