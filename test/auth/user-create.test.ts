@@ -203,3 +203,18 @@ describe('fw user:create with details that are refused', () => {
     expect((error as FwError).code).toBe('FW_USER_INVALID')
   })
 })
+
+describe('fw user:create --roles that names none', () => {
+  it('is refused, and no user is created', async () => {
+    for (const roles of [',,', '', ' , ']) {
+      const email = `roles${roles.length}@example.com`
+      const run = await runCommand(
+        ['--email', email, '--name', 'Ada', '--roles', roles, '--password-stdin'],
+        piped('correct horse battery'),
+      )
+      expect((run.error as FwError).code).toBe('FW_USER_INVALID')
+      expect((run.error as FwError).message).toBe('--roles names no role')
+      expect(await find(email)).toBeNull()
+    }
+  })
+})

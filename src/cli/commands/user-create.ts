@@ -192,6 +192,13 @@ function checkDetails(flags: UserCreateFlags): { email: string; name: string; ro
     .split(',')
     .map((r) => r.trim())
     .filter((r) => r !== '')
+  // `--roles ,,` (or an empty $ROLES) asked for roles and named none: said, not a user without.
+  if (flags.roles !== undefined && roles.length === 0)
+    throw userError(
+      'FW_USER_INVALID',
+      '--roles names no role',
+      'Name the roles, comma-separated: --roles admin,editor (or leave --roles out).',
+    )
   const bad = roles.find((role) => !/^[\w.:-]+$/.test(role))
   if (bad !== undefined)
     throw userError(
