@@ -4,6 +4,7 @@
  */
 import type { PayloadMode } from './signed-url.js'
 import type { Kernel } from './kernel.js'
+import type { UrlParams, UrlQuery } from './types.js'
 
 let current: Kernel | null = null
 
@@ -16,13 +17,11 @@ function kernel(): Kernel {
   return current
 }
 
-type Params = Record<string, unknown>
-
 /** @example urlFor('v1.users.show', { id: 1 }) // '/api/v1/users/1' */
 export function urlFor(
   name: string,
-  params: Params = {},
-  query: Params = {},
+  params: UrlParams = {},
+  query: UrlQuery = {},
   absolute: boolean | string = false,
 ): string {
   return kernel().urlFor(name, params, query, absolute)
@@ -31,8 +30,8 @@ export function urlFor(
 /** @example signedUrlFor('demo.signed', { id: 1 }) */
 export function signedUrlFor(
   name: string,
-  params: Params = {},
-  query: Params = {},
+  params: UrlParams = {},
+  query: UrlQuery = {},
   ttl: number | null = null,
   absolute = false,
   payloadMode: PayloadMode | null = null,
@@ -43,8 +42,8 @@ export function signedUrlFor(
 /** @example temporaryUrlFor('demo.signed', { id: 1 }, {}, 300) */
 export function temporaryUrlFor(
   name: string,
-  params: Params = {},
-  query: Params = {},
+  params: UrlParams = {},
+  query: UrlQuery = {},
   ttl: number | null = null,
   absolute = false,
   payloadMode: PayloadMode | null = null,
@@ -56,8 +55,8 @@ export function temporaryUrlFor(
 export function temporaryUrlUntil(
   name: string,
   expiresAt: Date | number,
-  params: Params = {},
-  query: Params = {},
+  params: UrlParams = {},
+  query: UrlQuery = {},
   absolute = false,
   payloadMode: PayloadMode | null = null,
 ): string {

@@ -15,7 +15,7 @@ export interface HttpErrorOptions {
   expose?: boolean
   cause?: unknown
   /** Extra JSON fields for the error body (e.g. `error_description`, `path`). */
-  body?: Record<string, unknown>
+  body?: object
 }
 
 /**
@@ -39,7 +39,7 @@ export class HttpError extends Error {
     this.status = status
     this.headers = options.headers ?? {}
     this.expose = options.expose ?? status < 500
-    this.body = options.body
+    this.body = options.body as Record<string, unknown> | undefined
   }
 
   /** The message a client may see. */

@@ -61,5 +61,6 @@ export type {
   RequestOptions,
   BodyLimits,
   KernelServices,
+  UrlParams,
   UrlQuery,
 } from './types.js'

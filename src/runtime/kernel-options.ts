@@ -33,17 +33,17 @@ export interface KernelOptions {
   env?: Env
   /** Show error details to clients (never in production). */
   debug?: boolean
-  preGlobal?: MiddlewareRef[]
-  postGlobal?: MiddlewareRef[]
+  preGlobal?: readonly MiddlewareRef[]
+  postGlobal?: readonly MiddlewareRef[]
   /** Container tags whose middleware is appended after preGlobal / postGlobal. */
-  preGlobalTags?: string[]
-  postGlobalTags?: string[]
+  preGlobalTags?: readonly string[]
+  postGlobalTags?: readonly string[]
   /** Set false to leave out client_ip, request_id, trace and the production HTTPS redirect. */
   builtins?: boolean
   container?: Container
   invoker?: Invoker
   /** Provider objects, or classes the kernel instantiates once (with no arguments). */
-  serviceProviders?: (ServiceProvider | ServiceProviderClass)[]
+  serviceProviders?: readonly (ServiceProvider | ServiceProviderClass)[]
   /** Bind the request per request lifecycle (AsyncLocalStorage); see currentRequest(). */
   requestScopeEnabled?: boolean
   /** Implementations of middleware aliases (e.g. auth, throttle, role), by alias name. */
@@ -64,11 +64,14 @@ export interface KernelOptions {
   views?: ViewEngine
   request?: RequestOptions
   /** Keys for signed URLs: the first signs, all verify. Default: URL_SIGNING_KEYS, else JWT_SECRET. */
-  signingKeys?: string[]
+  signingKeys?: readonly string[]
 }
 
 /** The keys of signed URLs: the option, else URL_SIGNING_KEYS, else JWT_SECRET; a random one in development. */
-export function signingKeys(options: KernelOptions, kernel: { env: Env; log: Logger }): string[] {
+export function signingKeys(
+  options: KernelOptions,
+  kernel: { env: Env; log: Logger },
+): readonly string[] {
   const fromEnv = (process.env.URL_SIGNING_KEYS ?? '').split(',').filter(Boolean)
   const keys =
     options.signingKeys ??

@@ -32,6 +32,7 @@ import type {
   Middleware,
   MiddlewareFactory,
   RequestOptions,
+  UrlParams,
   UrlQuery,
   ViewEngine,
 } from './types.js'
@@ -153,12 +154,7 @@ export class Kernel implements KernelServices {
     }))
   }
 
-  urlFor(
-    name: string,
-    params?: Record<string, unknown>,
-    query?: UrlQuery,
-    absolute?: boolean | string,
-  ): string {
+  urlFor(name: string, params?: UrlParams, query?: UrlQuery, absolute?: boolean | string): string {
     return this.router.urlFor(name, params, query, absolute)
   }
 
@@ -216,7 +212,7 @@ export class Kernel implements KernelServices {
   }
 
   /** The middleware refs bound to container `tags`, in order. */
-  #tagged(tags: string[] | undefined): MiddlewareRef[] {
+  #tagged(tags: readonly string[] | undefined): MiddlewareRef[] {
     return (tags ?? []).flatMap((tag) => this.container.tagged<MiddlewareRef>(tag))
   }
 

@@ -16,7 +16,7 @@ import {
 } from '../shared/cache-format.js'
 import { FwError } from '../shared/errors.js'
 import { fingerprintRoutes, type RouteRecord } from '../shared/route-record.js'
-import type { UrlQuery } from './types.js'
+import type { UrlParams, UrlQuery } from './types.js'
 
 const REBUILD = 'Run `fw route:cache build` (fw serve rebuilds automatically).'
 
@@ -38,12 +38,7 @@ export interface RouteInfo {
 
 export interface CompiledRouter {
   match(method: string, path: string, host?: string | null): MatchResult
-  urlFor(
-    name: string,
-    params?: Record<string, unknown>,
-    query?: UrlQuery,
-    absolute?: boolean | string,
-  ): string
+  urlFor(name: string, params?: UrlParams, query?: UrlQuery, absolute?: boolean | string): string
   setBaseUrl(url: string): void
   routes: readonly RouteInfo[]
   manifest: Manifest

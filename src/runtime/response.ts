@@ -302,10 +302,10 @@ export function stream(
  * @example
  * return view('hello', { name: '<b>Ada</b>' }) // views/hello.html: <p>Hello {{ name }}</p>
  */
-export function view(name: string, data: Record<string, unknown> = {}, status = 200): FwResponse {
+export function view(name: string, data: object = {}, status = 200): FwResponse {
   return new FwResponse(status, { 'content-type': 'text/html; charset=utf-8' }, null, {
     name,
-    data,
+    data: data as Record<string, unknown>,
   })
 }
 

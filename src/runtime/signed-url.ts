@@ -11,7 +11,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import { badRequest, forbidden, gone } from './http-error.js'
 import { decodeComponent } from './request/query.js'
 import type { FwRequest } from './request/request.js'
-import type { UrlQuery } from './types.js'
+import type { UrlParams, UrlQuery } from './types.js'
 
 export type PayloadMode = 'relative' | 'absolute'
 
@@ -20,7 +20,7 @@ const EXPIRY = /^[0-9]{1,12}$/
 
 type UrlFor = (
   name: string,
-  params?: Record<string, unknown>,
+  params?: UrlParams,
   query?: UrlQuery,
   absolute?: boolean | string,
 ) => string
@@ -65,7 +65,7 @@ export class UrlSigner {
   /** A signed URL; with `ttl` (seconds) it expires. */
   signedUrlFor(
     name: string,
-    params: Record<string, unknown> = {},
+    params: UrlParams = {},
     query: UrlQuery = {},
     ttl: number | null = null,
     absolute = false,
@@ -78,7 +78,7 @@ export class UrlSigner {
   /** A signed URL that expires `ttl` seconds from now (ttl required). */
   temporaryUrlFor(
     name: string,
-    params: Record<string, unknown> = {},
+    params: UrlParams = {},
     query: UrlQuery = {},
     ttl: number | null = null,
     absolute = false,
@@ -92,7 +92,7 @@ export class UrlSigner {
   temporaryUrlUntil(
     name: string,
     expiresAt: Date | number,
-    params: Record<string, unknown> = {},
+    params: UrlParams = {},
     query: UrlQuery = {},
     absolute = false,
     payloadMode: PayloadMode | null = null,
@@ -138,7 +138,7 @@ export class UrlSigner {
 
   #sign(
     name: string,
-    params: Record<string, unknown>,
+    params: UrlParams,
     query: UrlQuery,
     expires: number | null,
     absolute: boolean,

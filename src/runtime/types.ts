@@ -74,19 +74,21 @@ export interface RequestOptions {
  * A query for urlFor: an object (arrays and objects in it as bracketed keys), or its entries as a
  * URLSearchParams (a key given twice written as a list) or a Map.
  */
-export type UrlQuery = Record<string, unknown> | URLSearchParams | ReadonlyMap<string, unknown>
+/**
+ * The query of a generated URL: an object of values (one typed by an interface too), a
+ * URLSearchParams or a Map.
+ */
+export type UrlQuery = object | URLSearchParams | ReadonlyMap<string, unknown>
+
+/** The parameters of a generated URL, by name: any object (one typed by an interface too). */
+export type UrlParams = object
 
 /** What middleware factories may use from the kernel. */
 export interface KernelServices {
   log: Logger
   env: 'production' | 'development' | 'test'
   /** URL generation of the compiled router (used by signed URLs, redirects). */
-  urlFor(
-    name: string,
-    params?: Record<string, unknown>,
-    query?: UrlQuery,
-    absolute?: boolean | string,
-  ): string
+  urlFor(name: string, params?: UrlParams, query?: UrlQuery, absolute?: boolean | string): string
   /** Resolves a service registered by a provider, or undefined. */
   resolve<T = unknown>(key: string): T | undefined
 }

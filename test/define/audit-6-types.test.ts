@@ -7,39 +7,14 @@
  * parameter needed an annotation.
  */
 import { join } from 'node:path'
-import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 import { REPO_ROOT } from '../support/project.js'
+import { typeDiagnostics } from '../support/typecheck.js'
 
 // A file that is never written: served to the compiler as if it were in test/define/.
 const FILE = join(REPO_ROOT, 'test', 'define', '__audit-6-types-check.ts')
 
-/** `tsc --strict` diagnostics of `source`, as `<line>: TS<code>: <message>`. */
-function diagnostics(source: string): string[] {
-  const options: ts.CompilerOptions = {
-    strict: true,
-    noEmit: true,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    skipLibCheck: true,
-    types: ['node'],
-  }
-  const host = ts.createCompilerHost(options)
-  const read = host.readFile.bind(host)
-  const getSourceFile = host.getSourceFile.bind(host)
-  host.fileExists = (name) => name === FILE || ts.sys.fileExists(name)
-  host.readFile = (name) => (name === FILE ? source : read(name))
-  host.getSourceFile = (name, version, ...rest) =>
-    name === FILE
-      ? ts.createSourceFile(name, source, version)
-      : getSourceFile(name, version, ...rest)
-  const program = ts.createProgram([FILE], options, host)
-  return ts.getPreEmitDiagnostics(program, program.getSourceFile(FILE)).map((d) => {
-    const line = d.file!.getLineAndCharacterOfPosition(d.start!).line + 1
-    return `${line}: TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`
-  })
-}
+const diagnostics = (source: string): string[] => typeDiagnostics(FILE, source)
 
 // One program for both cases: type-checking fw's sources takes seconds.
 const SOURCE = `import { defineRoutes, type Middleware } from '../../src/index.js'

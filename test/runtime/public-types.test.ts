@@ -1,0 +1,39 @@
+/**
+ * Public types as a strict TypeScript app meets them (a typed-API audit): data typed by an
+ * interface was refused where any object is taken at run time (`view('page', page)`, an error's
+ * `body`, urlFor's params), urlFor's query refused the URLSearchParams and Map it takes, and the
+ * kernel's lists refused readonly arrays (`as const`, `readonly string[]`).
+ */
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { REPO_ROOT } from '../support/project.js'
+import { typeDiagnostics } from '../support/typecheck.js'
+
+const FILE = join(REPO_ROOT, 'test', 'runtime', '__public-types-check.ts')
+
+const SOURCE = `import { badRequest, signedUrlFor, urlFor, view, type KernelOptions } from '../../src/index.js'
+interface Page { title: string }
+interface UserRef { id: number }
+const page: Page = { title: 'Home' }
+const ref: UserRef = { id: 1 }
+view('page', page)
+badRequest('Bad input', { body: page })
+urlFor('users.show', ref, new URLSearchParams('tag=a&tag=b'))
+urlFor('users.show', ref, new Map([['tag', 'a']]), true)
+signedUrlFor('users.show', ref, page)
+const post = ['auth'] as const
+const keys: readonly string[] = ['k1']
+const options: Partial<KernelOptions> = { postGlobal: post, preGlobalTags: post, signingKeys: keys }
+// Still refused (line 15): a query that is no object.
+urlFor('users.show', ref, 'tag=a')
+`
+
+describe('public types under strict TypeScript', () => {
+  it('take interface-typed data, URLSearchParams and Map queries, and readonly lists', () => {
+    const found = typeDiagnostics(FILE, SOURCE)
+    expect(
+      found.map((d) => d.split(':')[0]),
+      found.join('\n'),
+    ).toEqual(['15'])
+  }, 60_000)
+})
