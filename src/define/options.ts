@@ -4,6 +4,7 @@
  * does not understand is never dropped silently, nor left to fail later as a TypeError.
  */
 import type { FwRequest } from '../runtime/request/request.js'
+import type { FwResponse } from '../runtime/response.js'
 import type { Next } from '../runtime/types.js'
 import type { ErrorCode } from '../shared/errors.js'
 import type { MiddlewareRef } from '../shared/route-record.js'
@@ -14,7 +15,8 @@ import type { MiddlewareRef } from '../shared/route-record.js'
  * without annotations (a bare function type left both parameters `never` under strict). What it
  * returns is checked when it runs (anything but a response is the boundary's 500, naming it).
  */
-export type MiddlewareInput = string | ((request: FwRequest, next: Next) => unknown)
+export type MiddlewareInput =
+  string | ((request: FwRequest, next: Next) => FwResponse | Promise<FwResponse>)
 
 /**
  * What `r.alias(name, …)` names: another alias string, or a middleware function that also gets

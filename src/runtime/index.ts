@@ -7,7 +7,16 @@ export type { KernelOptions, ServiceProvider, Env } from './kernel.js'
 export { Container } from './container.js'
 export { attachKernel, createListener, type ListenerOptions } from './node-adapter.js'
 export { answerClientError } from './wire-errors.js'
-export { FwResponse, json, create, noContent, redirect, stream, view } from './response.js'
+export {
+  FwResponse,
+  json,
+  create,
+  noContent,
+  redirect,
+  stream,
+  view,
+  type RedirectStatus,
+} from './response.js'
 export {
   HttpError,
   badRequest,

@@ -3,13 +3,12 @@
  * it derives from them and the environment, and the checks of its timeouts.
  */
 import type { Registrar } from '../define/registrar.js'
-import type { MiddlewareRef } from '../shared/route-record.js'
 import type { Container } from './container.js'
 import type { ErrorRenderer } from './error-boundary.js'
 import type { Invoker } from './handlers.js'
 import type { Kernel } from './kernel.js'
 import type { ServiceProviderClass } from './kernel-providers.js'
-import type { Logger, MiddlewareFactory, RequestOptions, ViewEngine } from './types.js'
+import type { Logger, Middleware, MiddlewareFactory, RequestOptions, ViewEngine } from './types.js'
 
 export type Env = 'production' | 'development' | 'test'
 
@@ -33,8 +32,8 @@ export interface KernelOptions {
   env?: Env
   /** Show error details to clients (never in production). */
   debug?: boolean
-  preGlobal?: readonly MiddlewareRef[]
-  postGlobal?: readonly MiddlewareRef[]
+  preGlobal?: readonly (string | Middleware)[]
+  postGlobal?: readonly (string | Middleware)[]
   /** Container tags whose middleware is appended after preGlobal / postGlobal. */
   preGlobalTags?: readonly string[]
   postGlobalTags?: readonly string[]

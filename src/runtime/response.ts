@@ -241,7 +241,9 @@ export function noContent(headers: HeaderMap = {}): FwResponse {
 
 // The statuses that mean "go there" (RFC 9110 §15.4): 304 is a cache answer, 305/306 are
 // retired. A redirect with any other status (a 200 with a Location) is a mistake, as in Symfony.
-const REDIRECT_STATUSES = new Set([300, 301, 302, 303, 307, 308])
+/** The statuses `redirect()` takes. */
+export type RedirectStatus = 300 | 301 | 302 | 303 | 307 | 308
+const REDIRECT_STATUSES = new Set<number>([300, 301, 302, 303, 307, 308])
 // What a Location may carry as it is: the characters of a URI (RFC 3986) but `\`, which
 // browsers read as `/` (`/\evil.com` would leave the site), and `%` when it starts an escape.
 // Anything else (spaces, non-ASCII, quotes) is percent-encoded as UTF-8, as Express's
@@ -258,7 +260,11 @@ const NOT_URI = /(?:[^\x21\x23-\x3B\x3D\x3F-\x5B\x5D\x5F\x61-\x7A\x7C\x7E]|%(?![
  * @example
  * return redirect('/login?next=%2Fhome', 303)
  */
-export function redirect(url: string | URL, status = 302, headers: HeaderMap = {}): FwResponse {
+export function redirect(
+  url: string | URL,
+  status: RedirectStatus = 302,
+  headers: HeaderMap = {},
+): FwResponse {
   const target = url instanceof URL ? url.href : url
   if (typeof target !== 'string' || target === '')
     throw new TypeError('redirect URL must not be empty')

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Registrar } from '../../src/define/registrar.js'
 import type { MatchResult } from '../../src/runtime/load-router.js'
+import type { Middleware } from '../../src/runtime/types.js'
 import { cleanupTempDirs, compileRoutes, noop, type CompiledModule } from '../support/compile.js'
 
 afterAll(() => cleanupTempDirs())
@@ -562,7 +563,9 @@ describe('domain routes', () => {
 
 describe('routes metadata', () => {
   it('lists every route with its full middleware, group first', async () => {
-    const fn = function audit() {}
+    const fn: Middleware = function audit(req, next) {
+      return next(req)
+    }
     const m = await compileRoutes((r) => {
       r.get('/a', noop, 'a')
       r.group({ prefix: '/api', middleware: ['throttle:60,60'], name: 'api.' }, (r) => {

@@ -6,6 +6,7 @@ import {
   Registrar,
   Route,
 } from '../../src/define/registrar.js'
+import type { Middleware } from '../../src/runtime/types.js'
 import { FwError } from '../../src/shared/errors.js'
 
 const handler = (): null => null
@@ -127,7 +128,7 @@ describe('names and middleware of a route', () => {
   })
 
   it('appends middleware with withMiddleware(), accepting a list or a single one', () => {
-    const fn = () => undefined
+    const fn: Middleware = (req, next) => next(req)
     const route = onlyRoute((r) =>
       r
         .get('/', handler, { middleware: ['auth'] })

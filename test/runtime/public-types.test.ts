@@ -2,7 +2,8 @@
  * Public types as a strict TypeScript app meets them (a typed-API audit): data typed by an
  * interface was refused where any object is taken at run time (`view('page', page)`, an error's
  * `body`, urlFor's params), urlFor's query refused the URLSearchParams and Map it takes, and the
- * kernel's lists refused readonly arrays (`as const`, `readonly string[]`).
+ * kernel's lists refused readonly arrays (`as const`, `readonly string[]`). And code that fails at
+ * run time compiled: a middleware that returns no response, `redirect('/x', 200)`.
  */
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -11,7 +12,7 @@ import { typeDiagnostics } from '../support/typecheck.js'
 
 const FILE = join(REPO_ROOT, 'test', 'runtime', '__public-types-check.ts')
 
-const SOURCE = `import { badRequest, signedUrlFor, urlFor, view, type KernelOptions } from '../../src/index.js'
+const SOURCE = `import { badRequest, defineRoutes, redirect, signedUrlFor, urlFor, view, type KernelOptions } from '../../src/index.js'
 interface Page { title: string }
 interface UserRef { id: number }
 const page: Page = { title: 'Home' }
@@ -26,6 +27,12 @@ const keys: readonly string[] = ['k1']
 const options: Partial<KernelOptions> = { postGlobal: post, preGlobalTags: post, signingKeys: keys }
 // Still refused (line 15): a query that is no object.
 urlFor('users.show', ref, 'tag=a')
+// Refused, as they fail at run time (lines 18-21): a middleware that returns no response, a
+// redirect with a status that is no redirect's.
+const route: KernelOptions['preGlobal'] = [(req, next) => { next(req) }]
+const global: KernelOptions['postGlobal'] = [async () => 'hi']
+redirect('/x', 200)
+defineRoutes((r) => r.get('/a', () => 1).withMiddleware((req, next) => { next(req) }))
 `
 
 describe('public types under strict TypeScript', () => {
@@ -34,6 +41,6 @@ describe('public types under strict TypeScript', () => {
     expect(
       found.map((d) => d.split(':')[0]),
       found.join('\n'),
-    ).toEqual(['15'])
+    ).toEqual(['15', '18', '19', '20', '21'])
   }, 60_000)
 })

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { Container } from '../../../src/runtime/container.js'
 import type { FwRequest } from '../../../src/runtime/request/request.js'
 import type { FwResponse } from '../../../src/runtime/response.js'
-import type { MiddlewareRef } from '../../../src/shared/route-record.js'
+import type { Middleware } from '../../../src/runtime/types.js'
 import { bootKernel, call, captureLogger, cleanupTempDirs, jsonOf } from './support.js'
 
 afterAll(cleanupTempDirs)
@@ -18,7 +18,7 @@ const plainRoutes = (r: any): void => {
 
 describe('global middleware entries', () => {
   it('fails the boot naming an entry that is neither an alias string nor a function', async () => {
-    const preGlobal = [42] as unknown as MiddlewareRef[]
+    const preGlobal = [42] as unknown as Middleware[]
     await expect(bootKernel(plainRoutes, { preGlobal })).rejects.toThrow(
       'Middleware 42 is not an alias string or a function',
     )
