@@ -22,27 +22,27 @@ import { isProduction } from '../shared/app-env.js'
 
 export interface AuthOptions {
   /** HS256 secret (JWT_SECRET). Unset: a random one per start outside production, with a warning. */
-  secret?: string | Uint8Array
+  secret?: string | Uint8Array | undefined
   /** Token issuer. Default 'framework-app'. */
-  issuer?: string
+  issuer?: string | undefined
   /** The tokens' `aud`, required when set. Default none: a token naming any audience is refused. */
-  audience?: string
+  audience?: string | undefined
   /** Lifetime of /auth/login tokens, seconds. Default 3600. */
-  ttl?: number
+  ttl?: number | undefined
   /** Production rules (secret required, >= 32 bytes). Default: APP_ENV === 'production'. */
-  production?: boolean
+  production?: boolean | undefined
   /** A database, a DATABASE_URL, or a function opening one. Default 'sqlite:.fw/app.db'. */
-  database?: Database | string | (() => Promise<Database>)
+  database?: Database | string | (() => Promise<Database>) | undefined
   /** Prefix of the table names when `database` is a URL. */
-  tablePrefix?: string
+  tablePrefix?: string | undefined
   /**
    * A revocation list, or a Redis URL for a shared one. Default: in memory (in a `--workers`
    * worker, the primary's, over IPC).
    */
-  revocations?: RevocationList | string
+  revocations?: RevocationList | string | undefined
   /** The clock, milliseconds (tests move it). */
-  now?: () => number
-  log?: Logger
+  now?: (() => number) | undefined
+  log?: Logger | undefined
 }
 
 export interface AuthMiddlewareMap {

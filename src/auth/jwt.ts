@@ -30,21 +30,21 @@ export interface TokenServiceOptions {
   /** The HS256 secret (JWT_SECRET). At least 32 bytes when `production` is true. */
   secret: string | Uint8Array
   /** The `iss` claim written, and required to match when a token has one. Default 'framework-app'. */
-  issuer?: string
+  issuer?: string | undefined
   /** Lifetime in seconds. Default 3600. */
-  ttl?: number
+  ttl?: number | undefined
   /**
    * The `aud` claim written, and required. Unset (the default): tokens carry no `aud`, and one that
    * names an audience is refused: it was meant for another service sharing the secret (RFC 7519
    * section 4.1.3: a recipient that is not in `aud` must reject the token).
    */
-  audience?: string
+  audience?: string | undefined
   /** Add a random `jti` (16 bytes hex) to every token, for revocation. Default false. */
-  withJti?: boolean
+  withJti?: boolean | undefined
   /** Refuse secrets under 32 bytes. Default: APP_ENV === 'production'. */
-  production?: boolean
+  production?: boolean | undefined
   /** The clock, in milliseconds (tests move it). */
-  now?: () => number
+  now?: (() => number) | undefined
 }
 
 /** A token issued, with what revoking it later takes: its `jti` (when the service adds one) and `exp`. */
@@ -56,7 +56,7 @@ export interface IssuedToken {
 
 export interface IssueOptions {
   /** Lifetime of this token in seconds, instead of the service's ttl. */
-  ttl?: number
+  ttl?: number | undefined
 }
 
 export const DEFAULT_ISSUER = 'framework-app'

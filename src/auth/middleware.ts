@@ -31,7 +31,7 @@ const INSUFFICIENT_SCOPE = { 'www-authenticate': 'Bearer error="insufficient_sco
 
 export interface AuthMiddlewareOptions {
   tokens: TokenService | (() => TokenService)
-  revocations?: RevocationList | (() => RevocationList | Promise<RevocationList>) | null
+  revocations?: RevocationList | (() => RevocationList | Promise<RevocationList>) | null | undefined
 }
 
 /**

@@ -27,8 +27,8 @@ function keyOf(jti: string): string {
 
 export interface MemoryRevocationOptions {
   /** Unexpired entries kept at most (more revocations are refused). Default 100 000 (~10 MB). */
-  maxEntries?: number
-  now?: () => number
+  maxEntries?: number | undefined
+  now?: (() => number) | undefined
 }
 
 /** A revocation that would not fit: callers answer 503, as for a store that is down. */
@@ -94,8 +94,8 @@ export class MemoryRevocationList implements RevocationList {
 
 export interface RedisRevocationOptions {
   /** Prefix of the keys. Default 'fw:revoked:'. */
-  prefix?: string
-  now?: () => number
+  prefix?: string | undefined
+  now?: (() => number) | undefined
 }
 
 /**

@@ -2,6 +2,7 @@
  * Registers the recipe's endpoints in a routes file. The handlers look the Auth up when a request
  * arrives, so registering (which the compiler does at build time) opens no database.
  */
+import type { MiddlewareInput } from '../define/options.js'
 import type { Registrar } from '../define/registrar.js'
 import type { FwRequest } from '../runtime/request/request.js'
 import type { FwResponse } from '../runtime/response.js'
@@ -13,11 +14,11 @@ export interface AuthRoutesOptions {
    * Middleware of the three login routes, applied as one group: a throttle there is one counter
    * for all three. Default ['throttle:5,300'] (spec "Authentication" 7).
    */
-  loginMiddleware?: string[]
+  loginMiddleware?: readonly MiddlewareInput[] | undefined
   /** Leave out variations. Default: all on, as in the example app. */
-  refreshTokens?: boolean
-  oauth?: boolean
-  admin?: boolean
+  refreshTokens?: boolean | undefined
+  oauth?: boolean | undefined
+  admin?: boolean | undefined
 }
 
 /**

@@ -13,20 +13,20 @@ import { FwResponse } from './response.js'
 
 export interface FileOptions {
   /** Content-Type; by default from the file's extension, else `application/octet-stream`. */
-  contentType?: string
+  contentType?: string | undefined
   /**
    * Send as an attachment (Content-Disposition): `true` under the file's own name, or a name (its
    * last path segment: a name is never a path); `false` or `''`, inline.
    */
-  download?: boolean | string
+  download?: boolean | string | undefined
   /** More headers (they win over the computed ones, but for Content-Length and Transfer-Encoding). */
-  headers?: HeaderMap
+  headers?: HeaderMap | undefined
   /**
    * The request being answered. With it, a GET or HEAD gets what caches and download managers
    * expect: 304 for If-None-Match / If-Modified-Since, 412 for a failed If-Match /
    * If-Unmodified-Since, 206 for one byte range (Range, If-Range), 416 for a range past the end.
    */
-  request?: FwRequest
+  request?: FwRequest | undefined
 }
 
 // Loaded on first use: mime-types reads a 200 KB type database that an app which never sends a

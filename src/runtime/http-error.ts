@@ -9,13 +9,13 @@ import { TOKEN } from './request/headers.js'
 export type HeaderMap = Record<string, string | string[]>
 
 export interface HttpErrorOptions {
-  message?: string
-  headers?: HeaderMap
+  message?: string | undefined
+  headers?: HeaderMap | undefined
   /** Whether `message` may be shown to the client; default: status < 500. */
-  expose?: boolean
+  expose?: boolean | undefined
   cause?: unknown
   /** Extra JSON fields for the error body (e.g. `error_description`, `path`). */
-  body?: object
+  body?: object | undefined
 }
 
 /**

@@ -25,45 +25,45 @@ export interface KernelOptions {
   /** The compiled cache directory (spec: routeCache). */
   routeCache: string
   /** The matcher (spec: matcher): `'sharded'`, the only one and the default. */
-  matcher?: MatcherKind
+  matcher?: MatcherKind | undefined
   /** The routes function (spec: register); its table must match the cache. */
   register: (r: Registrar) => void
-  log?: Logger
-  env?: Env
+  log?: Logger | undefined
+  env?: Env | undefined
   /** Show error details to clients (never in production). */
-  debug?: boolean
-  preGlobal?: readonly (string | Middleware)[]
-  postGlobal?: readonly (string | Middleware)[]
+  debug?: boolean | undefined
+  preGlobal?: readonly (string | Middleware)[] | undefined
+  postGlobal?: readonly (string | Middleware)[] | undefined
   /** Container tags whose middleware is appended after preGlobal / postGlobal. */
-  preGlobalTags?: readonly string[]
-  postGlobalTags?: readonly string[]
+  preGlobalTags?: readonly string[] | undefined
+  postGlobalTags?: readonly string[] | undefined
   /** Set false to leave out client_ip, request_id, trace and the production HTTPS redirect. */
-  builtins?: boolean
-  container?: Container
-  invoker?: Invoker
+  builtins?: boolean | undefined
+  container?: Container | undefined
+  invoker?: Invoker | undefined
   /** Provider objects, or classes the kernel instantiates once (with no arguments). */
-  serviceProviders?: readonly (ServiceProvider | ServiceProviderClass)[]
+  serviceProviders?: readonly (ServiceProvider | ServiceProviderClass)[] | undefined
   /** Bind the request per request lifecycle (AsyncLocalStorage); see currentRequest(). */
-  requestScopeEnabled?: boolean
+  requestScopeEnabled?: boolean | undefined
   /** Implementations of middleware aliases (e.g. auth, throttle, role), by alias name. */
-  middleware?: Record<string, MiddlewareFactory>
-  errorRenderer?: ErrorRenderer
+  middleware?: Record<string, MiddlewareFactory> | undefined
+  errorRenderer?: ErrorRenderer | undefined
   /**
    * How long a custom error renderer may take (ms, default 5000): past it, the error is logged
    * and the default JSON error answered.
    */
-  errorRendererTimeoutMs?: number
+  errorRendererTimeoutMs?: number | undefined
   /**
    * How long a response may wait on a client that stopped reading it (ms, default 60000; 0:
    * never): once its bytes have sat in the socket that long with none taken, the connection is
    * closed (nginx's send_timeout). A client that reads slowly, and a stream that is only quiet
    * (server-sent events between two events), are not cut.
    */
-  sendTimeoutMs?: number
-  views?: ViewEngine
-  request?: RequestOptions
+  sendTimeoutMs?: number | undefined
+  views?: ViewEngine | undefined
+  request?: RequestOptions | undefined
   /** Keys for signed URLs: the first signs, all verify. Default: URL_SIGNING_KEYS, else JWT_SECRET. */
-  signingKeys?: readonly string[]
+  signingKeys?: readonly string[] | undefined
 }
 
 /** The keys of signed URLs: the option, else URL_SIGNING_KEYS, else JWT_SECRET; a random one in development. */

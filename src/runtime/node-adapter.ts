@@ -29,7 +29,7 @@ export interface ListenerOptions {
    * about to be read, so a request refused before (401, 404, a declared length over the limit:
    * 413) is answered without the client uploading its body.
    */
-  expectContinue?: boolean
+  expectContinue?: boolean | undefined
 }
 
 /**

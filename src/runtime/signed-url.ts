@@ -29,14 +29,14 @@ export interface UrlSignerOptions {
   /** The first key signs; all of them verify. */
   keys: readonly string[]
   urlFor: UrlFor
-  now?: () => number
+  now?: (() => number) | undefined
   /** What signing binds to when a call gives no payloadMode; default 'relative'. */
-  payloadMode?: PayloadMode
+  payloadMode?: PayloadMode | undefined
   /**
    * Whether the named route answers on a domain of its own (`{account}.example.com`): its
    * signature then binds the host in `relative` mode too. Default: no route does.
    */
-  hasDomain?: (name: string) => boolean
+  hasDomain?: ((name: string) => boolean) | undefined
 }
 
 /**

@@ -64,10 +64,10 @@ export const DEFAULT_BODY_LIMITS: BodyLimits = {
 /** How requests are built: proxy trust, limits, where uploads go. */
 export interface RequestOptions {
   /** Whether an address is a trusted proxy (X-Forwarded-* honoured). Default: loopback only. */
-  trustProxy?: (address: string, hop: number) => boolean
-  limits?: Partial<BodyLimits>
+  trustProxy?: ((address: string, hop: number) => boolean) | undefined
+  limits?: Partial<BodyLimits> | undefined
   /** Directory for uploaded files. Default: os.tmpdir(). */
-  uploadDir?: string
+  uploadDir?: string | undefined
 }
 
 /**

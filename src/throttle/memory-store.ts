@@ -28,9 +28,9 @@ import type { ThrottleStore } from './store.js'
 
 export interface MemoryStoreOptions {
   /** Counters kept at most; the least recently used goes first. Default 50 000. */
-  maxKeys?: number
+  maxKeys?: number | undefined
   /** Milliseconds since the epoch; inject one in tests. */
-  clock?: Clock
+  clock?: Clock | undefined
 }
 
 interface Counter {

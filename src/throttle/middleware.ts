@@ -28,7 +28,7 @@ import type { ThrottleStore } from './store.js'
 
 export interface ThrottleOptions {
   /** Where counters live. Default: a new in-process MemoryStore (see `createStoreFromEnv`). */
-  store?: ThrottleStore
+  store?: ThrottleStore | undefined
   /** Who a request counts against; return null, undefined or '' for the default (user id, else IP). */
   keyFn?: (request: FwRequest) => string | null | undefined
   /** A tenant id prepended to every key: an attribute name, or a function of the request. */
@@ -37,15 +37,15 @@ export interface ThrottleOptions {
    * `true`/'draft-6' (default): RateLimit-Limit/-Remaining/-Reset besides X-RateLimit-*;
    * 'draft-8': RateLimit-Policy + RateLimit instead; `false`: only X-RateLimit-*.
    */
-  standardHeaders?: StandardHeaders
+  standardHeaders?: StandardHeaders | undefined
   /** When the store is unreachable: let requests through (default) or answer 503. Never 500. */
-  failOpen?: boolean
+  failOpen?: boolean | undefined
   /** IPv6 clients are counted per prefix of this length. Default 64. */
-  ipv6Prefix?: number
+  ipv6Prefix?: number | undefined
   /** The alias name this factory is registered under. Default 'throttle'. */
-  alias?: string
+  alias?: string | undefined
   /** Seconds between repeated "store unreachable" warnings during one outage. Default 60. */
-  warnEverySeconds?: number
+  warnEverySeconds?: number | undefined
 }
 
 /** Shared by the throttle layers of one request. */

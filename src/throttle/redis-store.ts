@@ -50,18 +50,18 @@ const PEEK_SHA = createHash('sha1').update(PEEK_SCRIPT).digest('hex')
 
 export interface RedisStoreOptions {
   /** Default: REDIS_URL, else redis://127.0.0.1:6379. Ignored when `client` is given. */
-  url?: string
+  url?: string | undefined
   /** An existing connection; the store then leaves closing it to you. */
-  client?: Redis
+  client?: Redis | undefined
   /** Prepended to every key. Default 'fw:throttle:'. */
-  prefix?: string
+  prefix?: string | undefined
   /**
    * A check slower than this fails (and the middleware fails open or closed), also on a `client`
    * passed in. Default 500 ms.
    */
-  commandTimeoutMs?: number
+  commandTimeoutMs?: number | undefined
   /** How long the first checks wait for the initial connection. Default 1000 ms. */
-  connectTimeoutMs?: number
+  connectTimeoutMs?: number | undefined
 }
 
 /**

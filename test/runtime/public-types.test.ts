@@ -43,4 +43,17 @@ describe('public types under strict TypeScript', () => {
       found.join('\n'),
     ).toEqual(['15', '18', '19', '20', '21'])
   }, 60_000)
+
+  it('take options read from the environment under exactOptionalPropertyTypes', () => {
+    // createAuth's own documented call failed: TS2379, `string | undefined` is not `string`.
+    const source = `import { createAuth } from '../../src/auth/index.js'
+import { createRedisStore } from '../../src/throttle/index.js'
+import { type KernelOptions, type Logger } from '../../src/index.js'
+declare const logger: Logger | undefined
+createAuth({ secret: process.env.JWT_SECRET, database: process.env.DATABASE_URL })
+createRedisStore({ url: process.env.REDIS_URL })
+const options: Partial<KernelOptions> = { log: logger, signingKeys: undefined }
+`
+    expect(typeDiagnostics(FILE, source, { exactOptionalPropertyTypes: true })).toEqual([])
+  }, 60_000)
 })

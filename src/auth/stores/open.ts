@@ -9,7 +9,7 @@ export const DEFAULT_DATABASE_URL = 'sqlite:.fw/app.db'
 
 export interface OpenDatabaseOptions {
   /** Prefix of the table names. Default none: `users`, `refresh_tokens`. */
-  tablePrefix?: string
+  tablePrefix?: string | undefined
 }
 
 /**

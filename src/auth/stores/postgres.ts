@@ -15,17 +15,17 @@ const MIGRATION_LOCK = 0x66772d61
 
 export interface PostgresOptions {
   /** Prefix of the table names (tests use one per file). */
-  tablePrefix?: string
+  tablePrefix?: string | undefined
   /** Pool size. Default 10. */
-  max?: number
+  max?: number | undefined
   /**
    * How long to wait for a connection (a new one, or a free one of the pool), and for a query's
    * answer, in milliseconds. Default 5000 and 15000. pg waits forever by default: a database host
    * that accepts TCP but does not answer (paused, overloaded, a half-open link) would hang every
    * request, and the first one's migration would never settle, so the store never recovered.
    */
-  connectionTimeoutMs?: number
-  queryTimeoutMs?: number
+  connectionTimeoutMs?: number | undefined
+  queryTimeoutMs?: number | undefined
 }
 
 export const CONNECTION_TIMEOUT_MS = 5000

@@ -14,7 +14,7 @@ import { SqliteRefreshTokenStore } from './sqlite-refresh-tokens.js'
 
 export interface SqliteOptions {
   /** Prefix of the table names (tests use one per file). */
-  tablePrefix?: string
+  tablePrefix?: string | undefined
 }
 
 /**

@@ -15,7 +15,7 @@ export interface NegotiationOptions {
   /** The locales the app has; empty: any well-formed language tag the client prefers. */
   locales: string[]
   /** The locale when none of the client's is acceptable (default: the first of `locales`, else 'en'). */
-  fallbackLocale?: string
+  fallbackLocale?: string | undefined
 }
 
 export const DEFAULT_NEGOTIATION: NegotiationOptions = {
