@@ -2,7 +2,7 @@
  * fw: what a routes file and an application import. The compiler lives in `fw/compiler` and is
  * never loaded by a production server.
  */
-export { Registrar, Route, defineRoutes, collectRoutes } from './define/index.js'
+export { Registrar, Route, defineRoutes, collectRoutes, defineConfig } from './define/index.js'
 export type {
   RouteOptions,
   GroupOptions,
@@ -10,6 +10,7 @@ export type {
   NameOrOptions,
   Handler,
   MiddlewareInput,
+  FwConfig,
 } from './define/index.js'
 export { FwError, ERROR_CODES } from './shared/errors.js'
 export type { ErrorCode, SourceLocation } from './shared/errors.js'

@@ -11,31 +11,11 @@ import { FwError, type SourceLocation } from '../shared/errors.js'
 import { CONFIG_FILE_MARKER, CONFIG_VARS_MARKER, locateKey } from '../shared/config-markers.js'
 import { thrownMessage } from '../shared/thrown.js'
 import type { KernelOptions } from '../runtime/kernel-options.js'
+import { CONFIG_VARIABLES, type ConfigValue, type FwConfig } from '../define/config.js'
 
 /** The configuration variables (DESIGN.md "Configuration"). */
-export const CONFIG_VARIABLES = [
-  'JWT_SECRET',
-  'APP_ENV',
-  'DATABASE_URL',
-  'REDIS_URL',
-  'TRUSTED_PROXIES',
-] as const
-type ConfigVariable = (typeof CONFIG_VARIABLES)[number]
-type EnvValue = string | number | boolean | undefined
-
-/**
- * @example
- * // fw.config.ts
- * export default { routes: 'app/routes.ts', APP_ENV: 'production', env: { URL_SIGNING_KEYS: 'k1,k2' } }
- */
-export interface FwConfig extends Partial<Record<ConfigVariable, EnvValue>> {
-  routes?: string
-  cache?: string
-  /** Environment variables to set before the app starts; they win over the environment. */
-  env?: Record<string, EnvValue>
-  /** Extra kernel options for `fw serve`. */
-  kernel?: object
-}
+export { CONFIG_VARIABLES, type FwConfig }
+type EnvValue = ConfigValue
 
 export const DEFAULT_ROUTES = 'routes.ts'
 export const DEFAULT_CACHE = '.fw/cache'

@@ -7,3 +7,4 @@ export type {
   Handler,
   MiddlewareInput,
 } from './registrar.js'
+export { defineConfig, type FwConfig } from './config.js'

@@ -56,4 +56,18 @@ const options: Partial<KernelOptions> = { log: logger, signingKeys: undefined }
 `
     expect(typeDiagnostics(FILE, source, { exactOptionalPropertyTypes: true })).toEqual([])
   }, 60_000)
+
+  it('type a config file through defineConfig, kernel options included', () => {
+    const source = `import { defineConfig } from '../../src/index.js'
+defineConfig({ routes: 'app/routes.ts', APP_ENV: 'production', env: { X: 1 }, kernel: { sendTimeoutMs: 2000 } })
+defineConfig({ kernel: { requestScopeEnbled: true } })
+defineConfig({ kernel: { sendTimeoutMs: '2m' } })
+defineConfig({ rotues: 'routes.ts' })
+`
+    const found = typeDiagnostics(FILE, source)
+    expect(
+      found.map((d) => d.split(':')[0]),
+      found.join('\n'),
+    ).toEqual(['3', '4', '5'])
+  }, 60_000)
 })
