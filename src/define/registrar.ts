@@ -33,11 +33,20 @@ export { Route } from './route.js'
  * for an inline `(req) => ...`; the parameters are each handler's own to declare
  * (`(req, id: number) => ...`), hence `any` here (a bare function type left `req` `never`).
  */
-export type Handler =
+export type Handler<C extends HandlerClass = HandlerClass> =
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   | ((request: FwRequest, ...params: any[]) => unknown)
-  | readonly [abstract new (...args: never[]) => unknown, string]
+  | readonly [C, HandlerClass extends C ? string : MethodOf<InstanceType<C>>]
   | string
+
+/** A class whose instances handle requests (`[UserController, 'show']`). */
+export type HandlerClass = abstract new (...args: never[]) => unknown
+
+/** The names of `T`'s methods: `[Class, 'method']` names one (a typo is a compile error). */
+type MethodOf<T> = {
+  [K in keyof T]-?: T[K] extends (...args: never[]) => unknown ? K : never
+}[keyof T] &
+  string
 
 export type GroupCallback = (r: Registrar) => void
 
@@ -99,25 +108,53 @@ export class Registrar {
     this.#sealed = true
   }
 
-  get(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
+  get<C extends HandlerClass>(
+    path: string,
+    handler: Handler<C>,
+    nameOrOptions?: NameOrOptions,
+  ): Route {
     return this.#add('GET', path, handler, nameOrOptions)
   }
-  post(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
+  post<C extends HandlerClass>(
+    path: string,
+    handler: Handler<C>,
+    nameOrOptions?: NameOrOptions,
+  ): Route {
     return this.#add('POST', path, handler, nameOrOptions)
   }
-  put(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
+  put<C extends HandlerClass>(
+    path: string,
+    handler: Handler<C>,
+    nameOrOptions?: NameOrOptions,
+  ): Route {
     return this.#add('PUT', path, handler, nameOrOptions)
   }
-  patch(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
+  patch<C extends HandlerClass>(
+    path: string,
+    handler: Handler<C>,
+    nameOrOptions?: NameOrOptions,
+  ): Route {
     return this.#add('PATCH', path, handler, nameOrOptions)
   }
-  delete(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
+  delete<C extends HandlerClass>(
+    path: string,
+    handler: Handler<C>,
+    nameOrOptions?: NameOrOptions,
+  ): Route {
     return this.#add('DELETE', path, handler, nameOrOptions)
   }
-  options(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
+  options<C extends HandlerClass>(
+    path: string,
+    handler: Handler<C>,
+    nameOrOptions?: NameOrOptions,
+  ): Route {
     return this.#add('OPTIONS', path, handler, nameOrOptions)
   }
-  head(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
+  head<C extends HandlerClass>(
+    path: string,
+    handler: Handler<C>,
+    nameOrOptions?: NameOrOptions,
+  ): Route {
     return this.#add('HEAD', path, handler, nameOrOptions)
   }
 
