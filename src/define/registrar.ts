@@ -33,20 +33,11 @@ export { Route } from './route.js'
  * for an inline `(req) => ...`; the parameters are each handler's own to declare
  * (`(req, id: number) => ...`), hence `any` here (a bare function type left `req` `never`).
  */
-export type Handler<C extends HandlerClass = HandlerClass> =
+export type Handler =
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   | ((request: FwRequest, ...params: any[]) => unknown)
-  | readonly [C, HandlerClass extends C ? string : MethodOf<InstanceType<C>>]
+  | readonly [abstract new (...args: never[]) => unknown, string]
   | string
-
-/** A class whose instances handle requests (`[UserController, 'show']`). */
-export type HandlerClass = abstract new (...args: never[]) => unknown
-
-/** The names of `T`'s methods: `[Class, 'method']` names one (a typo is a compile error). */
-type MethodOf<T> = {
-  [K in keyof T]-?: T[K] extends (...args: never[]) => unknown ? K : never
-}[keyof T] &
-  string
 
 export type GroupCallback = (r: Registrar) => void
 
@@ -108,53 +99,25 @@ export class Registrar {
     this.#sealed = true
   }
 
-  get<C extends HandlerClass>(
-    path: string,
-    handler: Handler<C>,
-    nameOrOptions?: NameOrOptions,
-  ): Route {
+  get(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
     return this.#add('GET', path, handler, nameOrOptions)
   }
-  post<C extends HandlerClass>(
-    path: string,
-    handler: Handler<C>,
-    nameOrOptions?: NameOrOptions,
-  ): Route {
+  post(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
     return this.#add('POST', path, handler, nameOrOptions)
   }
-  put<C extends HandlerClass>(
-    path: string,
-    handler: Handler<C>,
-    nameOrOptions?: NameOrOptions,
-  ): Route {
+  put(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
     return this.#add('PUT', path, handler, nameOrOptions)
   }
-  patch<C extends HandlerClass>(
-    path: string,
-    handler: Handler<C>,
-    nameOrOptions?: NameOrOptions,
-  ): Route {
+  patch(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
     return this.#add('PATCH', path, handler, nameOrOptions)
   }
-  delete<C extends HandlerClass>(
-    path: string,
-    handler: Handler<C>,
-    nameOrOptions?: NameOrOptions,
-  ): Route {
+  delete(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
     return this.#add('DELETE', path, handler, nameOrOptions)
   }
-  options<C extends HandlerClass>(
-    path: string,
-    handler: Handler<C>,
-    nameOrOptions?: NameOrOptions,
-  ): Route {
+  options(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
     return this.#add('OPTIONS', path, handler, nameOrOptions)
   }
-  head<C extends HandlerClass>(
-    path: string,
-    handler: Handler<C>,
-    nameOrOptions?: NameOrOptions,
-  ): Route {
+  head(path: string, handler: Handler, nameOrOptions?: NameOrOptions): Route {
     return this.#add('HEAD', path, handler, nameOrOptions)
   }
 

@@ -70,25 +70,4 @@ defineConfig({ rotues: 'routes.ts' })
       found.join('\n'),
     ).toEqual(['3', '4', '5'])
   }, 60_000)
-
-  it('check a [Class, method] handler’s method name, and still type inline handlers', () => {
-    const source = `import { defineRoutes, type Handler } from '../../src/index.js'
-class Users {
-  show(): string { return 'user' }
-  count = 1
-}
-const loose: Handler = [Users, 'anything'] // annotated without the class: any name
-export default defineRoutes((r) => {
-  r.get('/a', [Users, 'show'])
-  r.get('/q', (req) => req.query('q'))
-  r.get('/b', [Users, 'nope'])
-  r.post('/c', [Users, 'count'])
-})
-`
-    const found = typeDiagnostics(FILE, source)
-    expect(
-      found.map((d) => d.split(':')[0]),
-      found.join('\n'),
-    ).toEqual(['10', '11'])
-  }, 60_000)
 })
