@@ -63,11 +63,11 @@ export async function buildCache(options: {
  * const kernel = await Kernel.boot({ routeCache: '.fw/cache', register: routes })
  */
 export const routeCache = {
-  async build(options: {
-    cache: string
-    register?: (r: Registrar) => void
-    routes?: string
-  }): Promise<BuildCacheResult> {
+  async build(
+    options:
+      | { cache: string; register: (r: Registrar) => void; routes?: undefined }
+      | { cache: string; routes: string; register?: undefined },
+  ): Promise<BuildCacheResult> {
     const { cache, register, routes } = options
     if (typeof cache !== 'string') throw missingCache('build')
     if ((register === undefined) === (routes === undefined))

@@ -16,13 +16,19 @@ export const CONFIG_VARIABLES = [
 /** A variable's value: written to the environment as a string. */
 export type ConfigValue = string | number | boolean | undefined
 
+/**
+ * The config file's default export.
+ * @example
+ * // fw.config.ts
+ * export default { routes: 'app/routes.ts', APP_ENV: 'production', env: { URL_SIGNING_KEYS: 'k1,k2' } }
+ */
 export interface FwConfig extends Partial<Record<(typeof CONFIG_VARIABLES)[number], ConfigValue>> {
   routes?: string | undefined
   cache?: string | undefined
   /** Environment variables to set before the app starts; they win over the environment. */
   env?: Record<string, ConfigValue> | undefined
-  /** Options of the kernel `fw serve` boots (the routes come from the routes file). */
-  kernel?: Partial<Omit<KernelOptions, 'register'>> | undefined
+  /** Options of the kernel `fw serve` boots (its routes and cache are the ones above). */
+  kernel?: Partial<Omit<KernelOptions, 'register' | 'routeCache'>> | undefined
 }
 
 /**

@@ -28,20 +28,20 @@ export type AliasTarget =
 
 /** Options accepted as the third argument of a verb method. */
 export interface RouteOptions {
-  name?: string | null
-  middleware?: MiddlewareInput | readonly MiddlewareInput[] | null
+  name?: string | null | undefined
+  middleware?: MiddlewareInput | readonly MiddlewareInput[] | null | undefined
 }
 
 /** Options of a group; every field composes with the enclosing groups. */
 export interface GroupOptions {
   /** Prepended to every path inside, e.g. `/api/v1`. */
-  prefix?: string | null
+  prefix?: string | null | undefined
   /** A domain pattern such as `{account}.example.com`; its parameters reach the handler. */
-  domain?: string | null
+  domain?: string | null | undefined
   /** Applied to every route inside, before the routes' own middleware. */
-  middleware?: MiddlewareInput | readonly MiddlewareInput[] | null
+  middleware?: MiddlewareInput | readonly MiddlewareInput[] | null | undefined
   /** Prepended to every route name inside, e.g. `v1.`. */
-  name?: string | null
+  name?: string | null | undefined
 }
 
 /** Throws the FwError of a malformed registration (the registrar adds the call's location). */

@@ -56,7 +56,7 @@ export interface CompiledRouter {
  */
 export async function loadRouter(
   cacheDir: string,
-  options: { register?: (r: Registrar) => void } = {},
+  options: { register?: ((r: Registrar) => void) | undefined } = {},
 ): Promise<CompiledRouter> {
   assertRequireModule()
   const root = resolve(cacheDir)

@@ -241,7 +241,11 @@ export function noContent(headers: HeaderMap = {}): FwResponse {
 
 // The statuses that mean "go there" (RFC 9110 §15.4): 304 is a cache answer, 305/306 are
 // retired. A redirect with any other status (a 200 with a Location) is a mistake, as in Symfony.
-/** The statuses `redirect()` takes. */
+/**
+ * The statuses `redirect()` takes.
+ * @example
+ * const status: RedirectStatus = permanent ? 308 : 307
+ */
 export type RedirectStatus = 300 | 301 | 302 | 303 | 307 | 308
 const REDIRECT_STATUSES = new Set<number>([300, 301, 302, 303, 307, 308])
 // What a Location may carry as it is: the characters of a URI (RFC 3986) but `\`, which

@@ -71,16 +71,19 @@ export interface RequestOptions {
 }
 
 /**
- * A query for urlFor: an object (arrays and objects in it as bracketed keys), or its entries as a
- * URLSearchParams (a key given twice written as a list) or a Map.
- */
-/**
- * The query of a generated URL: an object of values (one typed by an interface too), a
- * URLSearchParams or a Map.
+ * A query for urlFor: an object (one typed by an interface too; arrays and objects in it as
+ * bracketed keys), or its entries as a URLSearchParams (a key given twice written as a list) or a
+ * Map.
+ * @example
+ * urlFor('search', {}, new URLSearchParams('tag=a&tag=b')) // '/search?tag%5B0%5D=a&tag%5B1%5D=b'
  */
 export type UrlQuery = object | URLSearchParams | ReadonlyMap<string, unknown>
 
-/** The parameters of a generated URL, by name: any object (one typed by an interface too). */
+/**
+ * The parameters of a generated URL, by name: any object (one typed by an interface too).
+ * @example
+ * const params: UrlParams = user // interface User { id: number }: urlFor('users.show', user)
+ */
 export type UrlParams = object
 
 /** What middleware factories may use from the kernel. */

@@ -213,11 +213,18 @@ class WorkerPool implements Pool {
 
 /** SIGTERMs `worker` unless it is dead already; resolves once it has exited. */
 function terminate(worker: Worker): Promise<void> {
-  return new Promise<void>((done) => {
+  // Both events, as #fork handles an exit only once both came: resolved on 'exit' alone, a stop
+  // could report success before a crash during the drain was counted.
+  const exited = new Promise<void>((done) => {
     worker.once('exit', () => done())
-    if (worker.isDead()) return done()
-    worker.process.kill('SIGTERM')
+    if (worker.isDead()) done()
   })
+  const disconnected = new Promise<void>((done) => {
+    worker.once('disconnect', () => done())
+    if (!worker.isConnected()) done()
+  })
+  if (!worker.isDead()) worker.process.kill('SIGTERM')
+  return Promise.all([exited, disconnected]).then(() => undefined)
 }
 
 function liveWorkers(): Worker[] {

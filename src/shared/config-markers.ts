@@ -41,7 +41,7 @@ export function configVariableLocation(
 
 /**
  * Where `key` is first written as `key:` (quoted or not, not in a comment) in `file`, or first
- * after the key `under` when that is written too; else line 1 of the file.
+ * after `under: {` when that is written too; else line 1 of the file.
  */
 export function locateKey(file: string, key: string, under?: string): SourceLocation {
   let lines: string[] = []
@@ -51,21 +51,36 @@ export function locateKey(file: string, key: string, under?: string): SourceLoca
     // Located at line 1.
   }
   const found = keyLines(lines, key)
-  const after = under === undefined ? undefined : keyLines(lines, under)[0]
+  // Only an object opened there: `kernel: { env: 'production' }` is no block of variables.
+  const after = under === undefined ? undefined : keyLines(lines, under, '\\s*\\{')[0]
   const later = ([line, column]: [number, number]): boolean =>
     after !== undefined && (line > after[0] || (line === after[0] && column > after[1]))
   const [at, column] = found.find(later) ?? found[0] ?? [0, 1]
   return { file, line: at + 1, column }
 }
 
-/** The lines (0-based) that write `key:`, each with the column of the key (1-based). */
-function keyLines(lines: string[], key: string): [number, number][] {
-  const written = new RegExp(`(^|[\\s{,])((['"]?)${escapeRegExp(key)}\\3\\s*:)`)
+/** The lines (0-based) that write `key:` (then `then`), each with the key's column (1-based). */
+function keyLines(lines: string[], key: string, then = ''): [number, number][] {
+  const written = new RegExp(`(^|[\\s{,])((['"]?)${escapeRegExp(key)}\\3\\s*:${then})`)
   const found: [number, number][] = []
   lines.forEach((line, at) => {
-    if (/^\s*(\/\/|\/\*|\*)/.test(line)) return
-    const match = written.exec(line)
+    const match = written.exec(codeOf(line))
     if (match) found.push([at, match.index + match[1]!.length + 1])
   })
   return found
+}
+
+/** `line` without its comment: from a `//` or `/*` outside quotes, or all of a `*` line. */
+function codeOf(line: string): string {
+  if (/^\s*\*/.test(line)) return ''
+  let quote = ''
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!
+    if (quote !== '') {
+      if (c === '\\') i++
+      else if (c === quote) quote = ''
+    } else if (c === "'" || c === '"' || c === '`') quote = c
+    else if (c === '/' && (line[i + 1] === '/' || line[i + 1] === '*')) return line.slice(0, i)
+  }
+  return line
 }

@@ -74,4 +74,22 @@ describe('a bad value from fw.config.ts', () => {
       /^error fw\.config\.ts:4:23: JWT_SECRET from fw\.config\.ts is only 5 bytes; /,
     )
   })
+
+  it('takes only an `env: {` block as the variables, not a kernel option or a comment', async () => {
+    const config = [
+      'export default {',
+      "  kernel: { env: 'production' },",
+      "  APP_ENV: 'production', // env: see the notes",
+      "  JWT_SECRET: 'x'.repeat(40),",
+      '  env: {',
+      "    JWT_SECRET: 'short', // 'postgres://a@b/c' is no comment",
+      '  },',
+      '}',
+    ].join('\n')
+    const result = await withConfig(config, ['serve', '--port', '0'])
+    expect(result.code).toBe(1)
+    expect(result.lines[0]).toMatch(
+      /^error fw\.config\.ts:6:5: JWT_SECRET from fw\.config\.ts is only 5 bytes; /,
+    )
+  })
 })

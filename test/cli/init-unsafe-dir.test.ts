@@ -5,6 +5,7 @@
  * Each is refused, and nothing is written.
  */
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs'
+import { userInfo } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -60,7 +61,7 @@ describe('fw init into a folder that is no app’s own', () => {
     }
   })
 
-  it('knows the home folder through a symbolic link, and an empty HOME as none', async () => {
+  it('knows the home folder through a symbolic link, and with an empty HOME the user’s own', async () => {
     const outer = makeProject({})
     const real = join(outer, 'real', 'ada')
     mkdirSync(join(real, 'work'), { recursive: true })
@@ -72,6 +73,10 @@ describe('fw init into a folder that is no app’s own', () => {
       expect(result.stderr).toMatch(/your home folder \[FW_INIT_UNSAFE_DIR\]/)
     }
     expect(list(real)).toEqual(['work'])
+    // With HOME empty, the user's own home (from the system's list of users) is still refused.
+    const own = await runFw(['init', userInfo().homedir], { cwd: real, env: { HOME: '' } })
+    expect(own.code, own.stderr).toBe(1)
+    expect(own.stderr).toMatch(/\[FW_INIT_UNSAFE_DIR\]/)
     const empty = await runFw(['init', '.'], { cwd: join(real, 'work'), env: { HOME: '' } })
     expect(empty.code, empty.stderr).toBe(0)
     expect(list(join(real, 'work'))).toContain('routes.ts')

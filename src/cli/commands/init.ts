@@ -3,7 +3,7 @@ import type { Command } from 'commander'
 import pc from 'picocolors'
 import { constants, existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
-import { homedir } from 'node:os'
+import { homedir, userInfo } from 'node:os'
 import { dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { writeFailure } from '../../shared/fs-errors.js'
@@ -151,9 +151,8 @@ async function assertAppFolder(dir: string, target: string): Promise<void> {
 function systemFolder(path: string): string | undefined {
   if (path === parse(path).root) return 'it is the file-system root'
   if (/^\/(proc|sys|dev)(\/|$)/.test(path)) return 'it is a system folder'
-  // The home folder as HOME writes it and as its links resolve (/home is a link on FreeBSD); an
-  // empty HOME names none (relative() would read '' as the working folder).
-  const home = homedir()
+  // The home folder as written and as its links resolve (/home is a link on FreeBSD).
+  const home = homeFolder()
   for (const folder of home === '' ? [] : [home, realPath(home)]) {
     const down = relative(path, folder)
     if (down === '') return 'it is your home folder'
@@ -161,6 +160,20 @@ function systemFolder(path: string): string | undefined {
       return 'it holds your home folder'
   }
   return undefined
+}
+
+/**
+ * HOME; when it is empty, the user's entry in the system's list of users (relative() would read
+ * '' as the working folder); '' when there is none.
+ */
+function homeFolder(): string {
+  const home = homedir()
+  if (home !== '') return home
+  try {
+    return userInfo().homedir
+  } catch {
+    return ''
+  }
 }
 
 /** `path` with symbolic links resolved; as given when it does not exist (yet). */
