@@ -13,10 +13,6 @@ import { thrownMessage } from '../shared/thrown.js'
 import type { KernelOptions } from '../runtime/kernel-options.js'
 import { CONFIG_VARIABLES, type ConfigValue, type FwConfig } from '../define/config.js'
 
-/** The configuration variables (DESIGN.md "Configuration"). */
-export { CONFIG_VARIABLES, type FwConfig }
-type EnvValue = ConfigValue
-
 export const DEFAULT_ROUTES = 'routes.ts'
 export const DEFAULT_CACHE = '.fw/cache'
 const CONFIG_FILES = ['fw.config.ts', 'fw.config.mjs', 'fw.config.js']
@@ -228,7 +224,7 @@ function asConfigError(file: string, error: FwError): FwError {
  * "environment, overridable by fw.config.ts". Returns the names it set.
  */
 export function applyConfigEnv(config: FwConfig, env: NodeJS.ProcessEnv = process.env): string[] {
-  const values: Record<string, EnvValue> = {}
+  const values: Record<string, ConfigValue> = {}
   for (const name of CONFIG_VARIABLES) if (config[name] !== undefined) values[name] = config[name]
   Object.assign(values, config.env)
   const set: string[] = []

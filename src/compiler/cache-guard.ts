@@ -2,11 +2,11 @@
  * Guards for the cache folder a build writes and a clear empties (write-cache.ts, clear-cache.ts):
  * which folders fw refuses to use at all, and how a file-system failure there is told to the user.
  */
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs'
-import { homedir } from 'node:os'
-import { basename, dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path'
+import { existsSync, lstatSync, readlinkSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { FwError } from '../shared/errors.js'
 import { writeFailure } from '../shared/fs-errors.js'
+import { holds, realPath, systemFolder } from '../shared/system-folders.js'
 
 /**
  * A file-system failure the user can mend as FW_CACHE_WRITE naming the folder (`doing` says what
@@ -78,32 +78,5 @@ export function assertSafeDir(dir: string): string {
 }
 
 function isDangerous(root: string): boolean {
-  const home = homedir()
-  return (
-    root === parse(root).root ||
-    holds(root, home) ||
-    holds(root, realPath(home)) ||
-    holds(root, process.cwd()) ||
-    VIRTUAL_FS.test(root)
-  )
-}
-
-/** `path` with symbolic links resolved, as far as it exists (the rest is appended as written). */
-function realPath(path: string): string {
-  try {
-    return realpathSync(path)
-  } catch {
-    const parent = dirname(path)
-    return parent === path ? path : join(realPath(parent), basename(path))
-  }
-}
-
-// Kernel file systems: nothing to write there, and Node 20's recursive mkdir under /proc spins
-// forever instead of failing.
-const VIRTUAL_FS = /^\/(proc|sys|dev)(\/|$)/
-
-/** Whether `folder` is `inner` or one of its ancestors. */
-function holds(folder: string, inner: string): boolean {
-  const path = relative(folder, inner)
-  return path === '' || (path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path))
+  return systemFolder(root) !== undefined || holds(root, process.cwd())
 }

@@ -1,12 +1,12 @@
 /** `fw init [DIR]`: scaffold an app from templates/init (never overwrites a file). */
 import type { Command } from 'commander'
 import pc from 'picocolors'
-import { constants, existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs'
+import { constants, existsSync, lstatSync, readFileSync, statSync } from 'node:fs'
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
-import { homedir, userInfo } from 'node:os'
-import { dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { writeFailure } from '../../shared/fs-errors.js'
+import { realPath, systemFolder } from '../../shared/system-folders.js'
 import type { Output } from '../output.js'
 
 const TEMPLATES = fileURLToPath(new URL('../../../templates/init', import.meta.url))
@@ -145,44 +145,6 @@ async function assertAppFolder(dir: string, target: string): Promise<void> {
       hint: 'Give the app a folder of its own, e.g. fw init my-app.',
     },
   )
-}
-
-/** What makes `path` no place for an app, or undefined. */
-function systemFolder(path: string): string | undefined {
-  if (path === parse(path).root) return 'it is the file-system root'
-  if (/^\/(proc|sys|dev)(\/|$)/.test(path)) return 'it is a system folder'
-  // The home folder as written and as its links resolve (/home is a link on FreeBSD).
-  const home = homeFolder()
-  for (const folder of home === '' ? [] : [home, realPath(home)]) {
-    const down = relative(path, folder)
-    if (down === '') return 'it is your home folder'
-    if (down !== '..' && !down.startsWith(`..${sep}`) && !isAbsolute(down))
-      return 'it holds your home folder'
-  }
-  return undefined
-}
-
-/**
- * HOME; when it is empty, the user's entry in the system's list of users (relative() would read
- * '' as the working folder); '' when there is none.
- */
-function homeFolder(): string {
-  const home = homedir()
-  if (home !== '') return home
-  try {
-    return userInfo().homedir
-  } catch {
-    return ''
-  }
-}
-
-/** `path` with symbolic links resolved; as given when it does not exist (yet). */
-function realPath(path: string): string {
-  try {
-    return realpathSync(path)
-  } catch {
-    return path
-  }
 }
 
 /** A file-system error of fw init as a user error naming the folder (and the file at fault), or the error unchanged. */
