@@ -14,6 +14,7 @@ import { CRASH_DRAIN_MS, listenForCrash } from './crash.js'
 import { appLogging } from './dev-logger.js'
 import { startServer } from './server.js'
 import { drain, exitIfLeftOpen, listenForStop } from './shutdown.js'
+import { firstBuild } from './first-build.js'
 import { watchAndReload } from './watch-and-reload.js'
 import {
   loadWorkerRoutes,
@@ -70,7 +71,9 @@ function reportToPrimary(): Promise<void> {
 
 async function serveOne(options: ServeOptions): Promise<void> {
   // Workers take the routes the primary built (see loadWorkerRoutes): no compiler loaded.
-  const register = cluster.isWorker ? await loadWorkerRoutes(options) : await build(options)
+  const register = cluster.isWorker
+    ? await loadWorkerRoutes(options)
+    : (await firstBuild(options)).register
   let kernel = await boot(options, register)
   // Without --watch nothing is bundled again: let esbuild's service process go.
   if (!options.watch && !cluster.isWorker)
@@ -139,11 +142,6 @@ function useServerUrl(kernel: Kernel, url: string): Kernel {
   if (!process.env.APP_URL)
     kernel.router.setBaseUrl(url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost'))
   return kernel
-}
-
-async function build(options: ServeOptions): Promise<(r: Registrar) => void> {
-  const { buildCache } = await import('../compiler/index.js')
-  return (await buildCache({ routesFile: options.routes, cacheDir: options.cache })).register
 }
 
 async function boot(options: ServeOptions, register: (r: Registrar) => void): Promise<Kernel> {

@@ -19,6 +19,7 @@ import { appEnv, appLogging } from './dev-logger.js'
 import { listenError } from './server.js'
 import { DRAIN_MS, exitIfLeftOpen, listenForStop, type StopSignal } from './shutdown.js'
 import type { ServeOptions } from './serve.js'
+import { firstBuild } from './first-build.js'
 import { watchAndReload } from './watch-and-reload.js'
 import type { RouteWatcher } from './watch-routes.js'
 import { forkPool, reloadWorkers, type Pool } from './worker-pool.js'
@@ -117,8 +118,7 @@ export async function runPrimary(options: ServeOptions): Promise<void> {
 
 /** The primary's build, the one its workers take their routes from. */
 async function buildOnce(options: ServeOptions): Promise<Manifest> {
-  const { buildCache } = await import('../compiler/index.js')
-  const { manifest } = await buildCache({ routesFile: options.routes, cacheDir: options.cache })
+  const { manifest } = await firstBuild(options)
   if (!options.watch) await (await import('../compiler/import-module.js')).stopBundler()
   return manifest
 }

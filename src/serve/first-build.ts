@@ -1,0 +1,65 @@
+/**
+ * The build `fw serve` starts from. Under --watch a routes file that does not build yet (a typo,
+ * a missing import, a duplicate name) does not end the server before it started: the error is
+ * printed, and the server starts with the first change that builds, as it reloads on later ones.
+ */
+import type { BuildCacheResult } from '../compiler/index.js'
+import { FwError } from '../shared/errors.js'
+import type { ServeOptions } from './serve.js'
+import { watchRoutes } from './watch-routes.js'
+
+// Errors no edit of the routes file or its imports fixes: the cache folder fw may not or cannot
+// write, a temp file it could not write, a --routes that names no readable file (a typo in the
+// flag, more likely than a file still to be written). Waiting for a change would hide them.
+const NOT_IN_THE_ROUTES = /^FW_(?:CACHE_|TEMP_|ROUTES_NOT_FOUND$|ROUTES_READ$)/
+const WAITING = 'not serving yet: waiting for a change that builds'
+
+/** Whether a change of the routes file or its imports may make `error` go away. */
+function fixableByEdit(error: unknown): boolean {
+  return error instanceof FwError && !NOT_IN_THE_ROUTES.test(error.code)
+}
+
+/**
+ * Builds the cache once; with --watch, a build that fails on the routes is printed and retried on
+ * every change until one succeeds.
+ * @example
+ * const { register } = await firstBuild(options)
+ */
+export async function firstBuild(options: ServeOptions): Promise<BuildCacheResult> {
+  const { buildCache } = await import('../compiler/index.js')
+  try {
+    return await buildCache({ routesFile: options.routes, cacheDir: options.cache })
+  } catch (error) {
+    if (!options.watch || !fixableByEdit(error)) throw error
+    options.onError(error)
+  }
+  return untilItBuilds(options)
+}
+
+function untilItBuilds(options: ServeOptions): Promise<BuildCacheResult> {
+  return new Promise((resolve, reject) => {
+    let built = false
+    let watching = false
+    const watcher = watchRoutes({
+      routesFile: options.routes,
+      cacheDir: options.cache,
+      // The watcher's own first build repeats the one that failed: an edit made since is built.
+      onBuild: (result) => {
+        built = true
+        watcher.close().then(() => resolve(result), reject)
+      },
+      onError: (error) => {
+        if (!fixableByEdit(error)) return void watcher.close().then(() => reject(error), reject)
+        // The first build's failure is the one printed already.
+        if (!watching) return
+        options.onError(error)
+        options.warn(WAITING)
+      },
+    })
+    // Said once the files are watched, so that an edit made after it is seen.
+    void watcher.ready.then(() => {
+      watching = true
+      if (!built) options.warn(WAITING)
+    })
+  })
+}
