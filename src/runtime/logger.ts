@@ -24,17 +24,37 @@ export function createLogger(
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} }
 
 // Fields whose values are credentials wherever they sit in a logged error: request and response
-// headers (an HttpError's Set-Cookie, an HTTP client error's config.headers.Authorization) and
-// body fields.
-const SECRET_KEY =
-  /^(?:(?:proxy-)?authorization|(?:set-)?cookie|password|passwd|secret|client_secret|api[-_]?key|x-api-key|(?:access_|refresh_|id_)?token)$/i
-// How deep into a logged error credentials are looked for (axios: err.config.headers.X is 3).
-const SECRET_DEPTH = 4
+// headers (an HttpError's Set-Cookie, an HTTP client error's config.headers.Authorization), body
+// fields, an app's own error properties. Names are compared lowercase without '-' and '_', whole
+// for the short or ambiguous ones, anywhere for password, secret and token (accessToken,
+// jwtSecret, password_hash, x-auth-token; a token_type is hidden too, which costs nothing).
+const SECRET_NAME =
+  /^(?:(?:proxy)?authorization|(?:set)?cookies?|passwd|pwd|(?:x)?apikey|privatekey|jwt|credentials?|sessionid|connectionstring|dsn)$|password|secret|token/
+// How deep into a logged error credentials are looked for (axios: err.response.request.res.headers
+// is 5). Deeper objects are not logged at all: what is not looked at is not shown.
+const SECRET_DEPTH = 8
+// Credentials inside text: a raw header block (axios keeps the request it sent as `_header`), a
+// bearer token, a JWT in a message ("invalid token eyJ…"), a body kept as text (axios'
+// config.data) with a JSON or form field named like one. Text can come from a client, so every
+// pattern is linear or bounded (no nested or adjacent unbounded runs), and text is cut at
+// MAX_TEXT before it is searched.
+const SECRET_HEADER_LINE =
+  /^((?:proxy-)?authorization|(?:set-)?cookie|x-api-key|x-auth-token)[ \t]*:.*$/gim
+const BEARER = /\b(Bearer|Basic)[ \t]+[^\s"',;]+/gi
+const JWT = /\beyJ[\w-]{0,2048}\.[\w-]{1,4096}\.[\w-]{0,2048}/g
+const JSON_FIELD = /"([^"\\]{1,64})"(\s*:\s*)"(?:[^"\\]|\\.){0,1024}"/g
+const FORM_FIELD = /([\w.-]{1,64})=[^&\s"]*/g
+const SECRET_WORD = /passw(?:or)?d|secret|token|api[-_]?key/i
+const MAX_TEXT = 16 * 1024
+
+const isSecretName = (key: string): boolean =>
+  SECRET_NAME.test(key.toLowerCase().replace(/[-_]/g, ''))
 
 /**
- * pino's `err` serializer, made safe: credentials (SECRET_KEY) are `[Redacted]`, and an error it
- * cannot read (frozen, a getter or Proxy trap that throws) is described rather than lost with
- * its log line. Runs only when an error is logged.
+ * pino's `err` serializer, made safe: credentials (SECRET_NAME fields, header lines, bearer
+ * tokens and JWTs in text) are `[Redacted]`, and an error it cannot read (frozen, a getter or
+ * Proxy trap that throws) is described rather than lost with its log line. Runs only when an
+ * error is logged.
  */
 function serializeError(err: unknown): unknown {
   try {
@@ -45,9 +65,10 @@ function serializeError(err: unknown): unknown {
 }
 
 /**
- * `value` as JSON will show it, with credential fields (SECRET_KEY, down to SECRET_DEPTH)
- * `[Redacted]`: a copy, never the logged object itself; a `toJSON` (Date, Buffer, a headers
- * class) is applied first. `fw serve`'s readable logger shows a thrown non-Error through it.
+ * `value` as JSON will show it, with credentials `[Redacted]` (fields named like one, down to
+ * SECRET_DEPTH, and header lines, bearer tokens and JWTs in any text): a copy, never the logged
+ * object itself; a `toJSON` (Date, Buffer, a headers class) is applied first. `fw serve`'s
+ * readable logger shows a thrown non-Error through it.
  * @example
  * redactSecrets({ config: { headers: { Authorization: 'Bearer x' } } }) // … Authorization: '[Redacted]'
  */
@@ -56,14 +77,36 @@ export function redactSecrets(value: unknown): unknown {
 }
 
 function redact(value: unknown, depth: number): unknown {
-  if (typeof value !== 'object' || value === null || depth > SECRET_DEPTH) return value
+  if (typeof value === 'string') return redactText(value)
+  if (typeof value !== 'object' || value === null) return value
+  if (depth > SECRET_DEPTH) return Array.isArray(value) ? '[Array]' : '[Object]'
   const json = (value as { toJSON?: unknown }).toJSON
   if (typeof json === 'function') return redact(json.call(value), depth + 1)
   if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1))
   const copy: Record<string, unknown> = {}
   for (const [key, field] of Object.entries(value))
-    copy[key] = SECRET_KEY.test(key) ? '[Redacted]' : redact(field, depth + 1)
+    copy[key] = isSecretName(key) ? '[Redacted]' : redact(field, depth + 1)
   return copy
+}
+
+/**
+ * `text` with the credentials in it `[Redacted]`: header lines, bearer tokens, JWTs, body fields.
+ * Past MAX_TEXT characters it is cut: a log line needs no megabyte body.
+ */
+export function redactText(text: string): string {
+  const cut = text.length > MAX_TEXT
+  const shown = cut ? text.slice(0, MAX_TEXT) : text
+  const redacted = shown
+    .replace(SECRET_HEADER_LINE, '$1: [Redacted]')
+    .replace(BEARER, '$1 [Redacted]')
+    .replace(JWT, '[Redacted]')
+    .replace(JSON_FIELD, (field, name: string, colon: string) =>
+      SECRET_WORD.test(name) ? `"${name}"${colon}"[Redacted]"` : field,
+    )
+    .replace(FORM_FIELD, (field, name: string) =>
+      SECRET_WORD.test(name) ? `${name}=[Redacted]` : field,
+    )
+  return cut ? `${redacted}… [${text.length - MAX_TEXT} more characters]` : redacted
 }
 
 /** What can safely be read of something thrown: its type, message and stack, as text. */

@@ -7,7 +7,7 @@
 import { types } from 'node:util'
 import pc from 'picocolors'
 import type { Logger } from '../runtime/types.js'
-import { redactSecrets } from '../runtime/logger.js'
+import { redactSecrets, redactText } from '../runtime/logger.js'
 import { escapeControls } from '../shared/escape-controls.js'
 import { isProduction } from '../shared/app-env.js'
 
@@ -88,7 +88,7 @@ function format(level: Level, obj: object | string, msg: string | undefined): st
   for (const [key, value] of Object.entries(obj)) {
     const name = pc.dim(`${escapeControls(key)}=`)
     if (key === 'err' && isError(value)) {
-      fields += ` ${name}${escapeControls(String(value.message))}`
+      fields += ` ${name}${escapeControls(redactText(String(value.message)))}`
       stack = `\n${pc.dim(stackLines(value).join('\n'))}`
     } else {
       // A thrown non-Error (a plain object, an HTTP client's error) is shown as JSON: redacted.
@@ -115,7 +115,7 @@ function stackLines(error: Error): string[] {
   if (stack === head) lines = [head]
   else if (stack.startsWith(head + '\n'))
     lines = [head, ...stack.slice(head.length + 1).split('\n')]
-  return lines.map((line) => `    ${escapeControls(line)}`)
+  return lines.map((line) => `    ${escapeControls(redactText(line))}`)
 }
 
 function text(value: unknown): string {
