@@ -3,6 +3,7 @@
  * `sqlite:.fw/app.db`; `sqlite::memory:` for a throwaway one) or `postgres://...`.
  * Each driver is imported only when its URL is used.
  */
+import { redactUrl } from '../../shared/redact-url.js'
 import type { Database } from './types.js'
 
 export const DEFAULT_DATABASE_URL = 'sqlite:.fw/app.db'
@@ -30,7 +31,7 @@ export async function openDatabase(
     return openSqlite(sqlitePath(url), options)
   }
   throw new TypeError(
-    `Unsupported DATABASE_URL "${redact(url)}": use sqlite:PATH or postgres://USER@HOST/DB`,
+    `Unsupported DATABASE_URL "${redactUrl(url)}": use sqlite:PATH or postgres://USER@HOST/DB`,
   )
 }
 
@@ -42,8 +43,4 @@ function sqlitePath(url: string): string {
   if (path === '')
     throw new TypeError('DATABASE_URL "sqlite:" names no file; use sqlite:.fw/app.db')
   return path
-}
-
-function redact(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@')
 }
