@@ -3,6 +3,7 @@
  * it derives from them and the environment, and the checks of its timeouts.
  */
 import type { Registrar } from '../define/registrar.js'
+import type { Env } from '../shared/app-env.js'
 import type { Container } from './container.js'
 import type { ErrorRenderer } from './error-boundary.js'
 import type { Invoker } from './handlers.js'
@@ -10,7 +11,7 @@ import type { Kernel } from './kernel.js'
 import type { ServiceProviderClass } from './kernel-providers.js'
 import type { Logger, Middleware, MiddlewareFactory, RequestOptions, ViewEngine } from './types.js'
 
-export type Env = 'production' | 'development' | 'test'
+export type { Env }
 
 /** Register/boot hooks run at kernel boot (spec: serviceProviders). */
 export interface ServiceProvider {

@@ -52,11 +52,14 @@ import { handlerStep, type HandlerSettings } from './kernel-handler.js'
 import { checkBuiltinParams, resolveMiddleware, warnUnbound } from './kernel-middleware.js'
 import { rescueError, type RescueSettings } from './kernel-rescue.js'
 import { inScope, requestInScope, requestScope } from './kernel-scope.js'
-import { isProduction } from '../shared/app-env.js'
+import { appEnvWarning, envOf } from '../shared/app-env.js'
 
 export type { ServiceProviderClass } from './kernel-providers.js'
 export type { Env, KernelOptions, MatcherKind, ServiceProvider } from './kernel-options.js'
 export { currentRequest } from './kernel-scope.js'
+
+// Whether this process said that its APP_ENV runs as development (appEnvWarning).
+let appEnvWarned = false
 
 /**
  * @example
@@ -87,8 +90,14 @@ export class Kernel implements KernelServices {
 
   private constructor(options: KernelOptions, router: CompiledRouter) {
     this.#options = options
-    this.env = options.env ?? (isProduction() ? 'production' : 'development')
+    this.env = envOf(options.env)
     this.log = options.log === undefined ? createLogger(this.env) : guardLogger(options.log)
+    // Once a process: a watch reload boots a kernel again.
+    const warning = options.env === undefined && !appEnvWarned ? appEnvWarning() : null
+    if (warning !== null) {
+      appEnvWarned = true
+      this.log.warn(warning)
+    }
     this.container = options.container ?? new Container()
     // The spec's request scope: the request is bound in the container for its lifecycle (an
     // app's own 'request' binding is left alone).

@@ -44,8 +44,8 @@ export function appLogging(kernel: { env?: string; log?: Logger } | undefined): 
 
 /** The app's environment: the config's `kernel.env`, else APP_ENV, else development. */
 export function appEnv(kernel: { env?: string } | undefined): string {
-  if (kernel?.env !== undefined) return kernel.env
-  return isProduction() ? 'production' : (process.env.APP_ENV ?? 'development')
+  const value = kernel?.env ?? process.env.APP_ENV
+  return isProduction(value) ? 'production' : (value ?? 'development')
 }
 
 /**

@@ -197,7 +197,7 @@ function inKernelSource(error: unknown, options: ServeOptions): unknown {
 
 /** DESIGN.md: in production (APP_ENV, or the kernel's env option), no start without a JWT_SECRET of at least 32 bytes. */
 function checkProductionSecret(kernelEnv: KernelOptions['env']): void {
-  if (kernelEnv !== undefined ? kernelEnv !== 'production' : !isProduction()) return
+  if (!isProduction(kernelEnv ?? process.env.APP_ENV)) return
   const secret = process.env.JWT_SECRET ?? ''
   if (Buffer.byteLength(secret) < 32) {
     // A value from the config file wins over the environment: then the fix is in that file.
