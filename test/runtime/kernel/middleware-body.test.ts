@@ -16,6 +16,16 @@ const csrf: Middleware = async (req, next) => {
   if (req.input('_token') !== 'secret') throw forbidden('Bad CSRF token')
   return next(req)
 }
+// The README's CSRF guard, as written there.
+const readmeCsrf: Middleware = async (req, next) => {
+  await req.loadBody() // read now, under the body limits; later reads are synchronous
+  const sent = req.input('_token')
+  const expected = req.cookie('csrf')
+  // Both there and equal: a form without the field and a browser without the cookie do not match
+  if (typeof sent !== 'string' || sent === '' || sent !== expected)
+    throw forbidden('Bad CSRF token')
+  return next(req)
+}
 const careless: Middleware = (req, next) => next(req.withAttribute('flagged', req.has('x')))
 
 beforeAll(async () => {
@@ -23,6 +33,7 @@ beforeAll(async () => {
     (r) => {
       r.post('/guarded', (req) => ({ got: req.input('value') }), { middleware: [csrf] })
       r.post('/careless', () => 'ok', { middleware: [careless] })
+      r.post('/form', () => 'ok', { middleware: [readmeCsrf] })
     },
     { log },
   )
@@ -57,5 +68,23 @@ describe('a middleware reading the body', () => {
     expect(err?.message).toBe(
       'The request body is not loaded yet: await request.loadBody() before reading it (the kernel loads it just before the handler, after the middleware)',
     )
+  })
+
+  it("the README's CSRF guard passes a matching token and cookie only", async () => {
+    const form = (body: string, cookie?: string) => ({
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        ...(cookie === undefined ? {} : { cookie }),
+      },
+      body,
+    })
+    const status = async (body: string, cookie?: string) =>
+      (await server.send('POST', '/form', form(body, cookie))).status
+    expect(await status('_token=t1', 'csrf=t1')).toBe(200)
+    expect(await status('_token=t2', 'csrf=t1')).toBe(403)
+    // A forged form from a browser that has no csrf cookie: neither is there.
+    expect(await status('other=1')).toBe(403)
+    expect(await status('_token=', 'csrf=')).toBe(403)
+    expect(await status('_token=t1')).toBe(403)
   })
 })
