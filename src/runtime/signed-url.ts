@@ -125,7 +125,11 @@ export class UrlSigner {
     ]
     // A path signed alone starts with one '/': read alone, `//acme.example.com/invoice/1` is the
     // payload of acme's link, which then verified on any host (a root catch-all takes that path).
-    if (!path.startsWith('//')) payloads.push(payloadOf(path, canonical))
+    // Nor does a route with a domain take one: a link signed for a route without one
+    // (`/invoice/7`) verified on every tenant's route of that path, which routing tries first.
+    const route = request.getAttribute('route.name')
+    const hostBound = typeof route === 'string' && this.#hasDomain(route)
+    if (!path.startsWith('//') && !hostBound) payloads.push(payloadOf(path, canonical))
     // A signature that is not 64 hex digits (either case) matches no key: 403 like any wrong one.
     const text = sig[0]![1]
     const given = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : null

@@ -23,6 +23,10 @@ beforeAll(async () => {
         },
       )
     })
+    r.get('/invoice/{id:int}', (req: FwRequest, id: number) => ({ id, tenant: null }), {
+      name: 'invoice.plain',
+      middleware: ['verifySignedUrl'],
+    })
     r.get('/notes/{id:int}', (req: FwRequest, id: number) => ({ id }), {
       name: 'notes',
       middleware: ['verifySignedUrl'],
@@ -50,6 +54,18 @@ describe('signed URLs of domain routes', () => {
     const other = await server.send('GET', url, on('evil.example.test'))
     expect(other.status).toBe(403)
     expect(JSON.parse(other.text)).toMatchObject({ error: 'Invalid URL signature' })
+  })
+
+  it('do not take the signature of a route without a domain that has the same path', async () => {
+    const url = kernel.signer.signedUrlFor('invoice.plain', { id: 7 })
+    expect(url).toMatch(/^\/invoice\/7\?_sig=[0-9a-f]{64}$/)
+    // Routing tries the tenant's route first on a tenant's host: it must not take this link.
+    for (const host of ['acme.example.test', 'victim.example.test']) {
+      const reply = await server.send('GET', url, on(host))
+      expect(reply.status, host).toBe(403)
+    }
+    const own = await server.send('GET', url, on('localhost'))
+    expect([own.status, JSON.parse(own.text)]).toEqual([200, { id: 7, tenant: null }])
   })
 
   it('bind the host however the client spells it, and not its port or scheme', async () => {
