@@ -15,7 +15,8 @@ import { parseHost, type Segment } from '../shared/pattern.js'
  */
 export function asciiHost(pattern: string): Segment[] {
   return parseHost(pattern).map((segment) => {
-    if (segment.kind !== 'static' || !/[^\x00-\x7f]/.test(segment.value)) return segment
+    if (segment.kind !== 'static') return segment
+    if (!/[^\x00-\x7f]/.test(segment.value)) return checkLabel(pattern, segment)
     const value = domainToASCII(segment.value)
     if (value === '') {
       throw new FwError(
@@ -28,4 +29,17 @@ export function asciiHost(pattern: string): Segment[] {
     }
     return { kind: 'static' as const, value }
   })
+}
+
+// What a label of the Host holds as routing accepts it (letters, digits, '-', '_'), lowercased.
+const LABEL = /^[a-z0-9_-]+$/
+
+/** A literal label no Host can carry (`ex ample`, `a+b`) is an error: its route never matched. */
+function checkLabel(pattern: string, segment: Segment & { kind: 'static' }): Segment {
+  if (LABEL.test(segment.value)) return segment
+  throw new FwError(
+    'FW_PATTERN_INVALID',
+    `Pattern "${pattern}": the label "${segment.value}" holds a character no Host can: a label is letters, digits, "-" and "_"`,
+    { hint: 'Write the host name as a browser would send it, e.g. shop.example.com.' },
+  )
 }

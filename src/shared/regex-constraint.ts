@@ -10,12 +10,16 @@ import {
   NOT_SLASH,
   type BacktrackingRisk,
 } from './regex-safety.js'
-import { topLevelAlternatives, unicodeModeEscape } from './regex-syntax.js'
+import { topLevelAlternatives, unicodeModeEscape, type CharSet } from './regex-syntax.js'
 
 const SLASH = 47
 
 // Regex sources already checked, and what they became: route tables repeat a few constraints.
+// A domain's are keyed apart: they are checked for more.
 const checkedRegexes = new Map<string, string>()
+
+// What a host label holds as match() sees it, the Host lowercased: a-z, 0-9, '-' and '_'.
+const HOST_LABEL: CharSet = [0x2d, 0x2d, 0x30, 0x39, 0x5f, 0x5f, 0x61, 0x7a]
 
 /**
  * Checks the custom regex `spec` of parameter `name` in `pattern` (a path, or a domain when
@@ -32,7 +36,8 @@ export function checkConstraint(
   domain = false,
 ): string {
   if (domain) checkNoGroupReferences(pattern, name, spec)
-  const known = checkedRegexes.get(spec)
+  const key = domain ? `domain:${spec}` : spec
+  const known = checkedRegexes.get(key)
   if (known !== undefined) return known
   try {
     new RegExp(spec)
@@ -55,7 +60,8 @@ export function checkConstraint(
     )
   }
   checkMatchesSegment(pattern, name, spec, source)
-  checkedRegexes.set(spec, source)
+  if (domain) checkMatchesLabel(pattern, name, spec, source)
+  checkedRegexes.set(key, source)
   return source
 }
 
@@ -145,6 +151,21 @@ function stripSegmentAnchors(source: string): string {
       return /(?:^|[^\\])(?:\\\\)*\$$/.test(body) ? body.slice(0, -1) : body
     })
     .join('|')
+}
+
+/**
+ * Rejects a domain parameter's constraint that no host label, as routing sees it (lowercased),
+ * can satisfy: `{code:[A-Z]{3}}.example.com` built, and its route never matched.
+ */
+function checkMatchesLabel(pattern: string, name: string, spec: string, source: string): void {
+  if (canMatchSegment(source, false, HOST_LABEL)) return
+  throw new FwError(
+    'FW_REGEX_NEVER_MATCHES',
+    `Pattern "${pattern}": the regex of "${name}" (${spec}) can never match a host label: the Host is matched lowercased, and a label holds only a-z, 0-9, "-" and "_"`,
+    {
+      hint: `Host names are case-insensitive: write the constraint in lowercase letters (${spec.toLowerCase()}).`,
+    },
+  )
 }
 
 /** Rejects a constraint no segment can satisfy: its route could never match. */

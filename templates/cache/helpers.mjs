@@ -275,7 +275,7 @@ function spell(encoded, form) {
 // A host parameter fills one DNS label: anything else would build a host the route cannot match.
 // match() lowercases the Host header, so the constraint sees the label lowercased too.
 function encodeHostLabel(routeName, name, type, source, text) {
-  if (!/^[A-Za-z0-9-]+$/.test(text)) throw invalid(routeName, name, `"${text}" is not a single host label`)
+  if (!/^[A-Za-z0-9_-]+$/.test(text)) throw invalid(routeName, name, `"${text}" is not a single host label`)
   const label = text.toLowerCase()
   if (source !== null && !constraint(source).test(label)) throw mismatch(routeName, name, type, source, `"${text}"`)
   return label

@@ -49,3 +49,37 @@ describe('fw route:cache build rejects', () => {
     expect(readFileSync(join(dir, 'cache', 'manifest.json'), 'utf8')).toBe(manifest)
   })
 })
+
+describe('a domain parameter whose regex no lowercased host label matches', () => {
+  const domainRoutes = (domain: string): string =>
+    `export default (r) => {\n  r.get('/', () => 'home')\n  r.group({ domain: '${domain}' }, (r) => {\n    r.get('/c', () => 'x', 'c')\n  })\n}\n`
+
+  it('is refused: the Host is matched lowercased, so {code:[A-Z]{3}} was a dead route', async () => {
+    const dir = makeProject({ 'routes.ts': domainRoutes('{code:[A-Z]{3}}.up.test') })
+    const result = await runFw(BUILD, { cwd: dir })
+    expect(result.code).toBe(1)
+    const [error = '', hint] = lines(result.stderr)
+    expect(error).toMatch(
+      /^error routes\.ts:4:\d+: .*"code" \(\[A-Z\]\{3\}\) can never match a host label: the Host is matched lowercased.* \[FW_REGEX_NEVER_MATCHES\]$/,
+    )
+    expect(hint).toBe(
+      '  hint: Host names are case-insensitive: write the constraint in lowercase letters ([a-z]{3}).',
+    )
+  })
+
+  it('is refused for a literal label no Host can carry', async () => {
+    const dir = makeProject({ 'routes.ts': domainRoutes('{t}.ex ample.com') })
+    const result = await runFw(BUILD, { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(lines(result.stderr)[0]).toMatch(
+      /^error routes\.ts:4:\d+: Pattern "\{t\}\.ex ample\.com": the label "ex ample" holds a character no Host can.* \[FW_PATTERN_INVALID\]$/,
+    )
+  })
+
+  it('builds when it can match a lowercase label', async () => {
+    for (const domain of ['{code:[a-z]{3}}.up.test', '{code:[A-Za-z]{3}}.up.test']) {
+      const dir = makeProject({ 'routes.ts': domainRoutes(domain) })
+      expect((await runFw(BUILD, { cwd: dir })).code, domain).toBe(0)
+    }
+  })
+})

@@ -261,6 +261,15 @@ describe('absolute URLs', () => {
     }
   })
 
+  it('takes a label with "_", which a Host may carry and routing matches', () => {
+    expect(m.urlFor('tenant.whoami', { account: 'a_b' }, {}, BASE)).toBe(
+      'https://a_b.example.com:8443/whoami',
+    )
+    expect(m.match('GET', '/whoami', 'a_b.example.com')).toMatchObject({
+      params: { account: 'a_b' },
+    })
+  })
+
   it('still needs the domain parameters for a relative URL', () => {
     expect(m.urlFor('tenant.whoami', { account: 'acme' })).toBe('/whoami')
     const error = errorOf(() => m.urlFor('tenant.whoami'))

@@ -266,10 +266,15 @@ describe('parseHost', () => {
   })
 
   it('accepts a regex label, keeping a "." inside the regex', () => {
-    expect(parseHost('{r:[a-z]+\\.x}.com')).toEqual([
-      param('r', 'regex', '[a-z]+\\.x'),
+    expect(parseHost('{r:[a-z]+(?:\\.x)?}.com')).toEqual([
+      param('r', 'regex', '[a-z]+(?:\\.x)?'),
       text('com'),
     ])
+  })
+
+  it('rejects a regex label no lowercased label matches: one that needs a "." or capitals', () => {
+    expectHostError('{r:[a-z]+\\.x}.com', 'FW_REGEX_NEVER_MATCHES', /can never match a host label/)
+    expectHostError('{r:[A-Z]{3}}.com', 'FW_REGEX_NEVER_MATCHES', /matched lowercased/)
   })
 
   it('rejects an empty host, a scheme, a port or a path', () => {
