@@ -23,6 +23,11 @@ const UNKNOWN_CODING: Refusal = [501, 'Transfer-Encoding other than chunked is n
 // RFC 9112 §6.3: chunked must be the last coding, and HTTP/1.0 has none (§6.1).
 const NOT_CHUNKED: Refusal = [400, 'Transfer-Encoding must be chunked, in HTTP/1.1']
 export const EXPECTATION_FAILED: Refusal = [417, 'Only the expectation 100-continue is supported']
+// RFC 9112 §3.2.2: the absolute form names an http or https URI; `ftp://acme.example.com/x` was
+// routed as acme's request.
+const OTHER_SCHEME: Refusal = [400, 'The request target names a scheme other than http or https']
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/
+const HTTP_SCHEME = /^https?:\/\//i
 const JSON_TYPE = 'application/json; charset=utf-8'
 
 // Node's parser keeps a header list only up to 2 × maxHeadersCount entries of rawHeaders (in
@@ -33,7 +38,8 @@ const DEFAULT_HEADER_ENTRIES = 2000
 /**
  * Why a request Node's parser accepted must still be refused before routing, or null: a header
  * list Node cut short (431: never lose a header or its body), an HTTP/1.1 request without Host
- * (RFC 9112 §3.2), a Transfer-Encoding fw cannot frame by (`codingRefusal`). Hot path: one pass
+ * (RFC 9112 §3.2), a Transfer-Encoding fw cannot frame by (`codingRefusal`), an absolute-form
+ * target of another scheme than http or https (400). Hot path: one pass
  * over the raw headers, comparing lengths before names.
  */
 export function refusalOf(req: IncomingMessage): Refusal | null {
@@ -47,7 +53,12 @@ export function refusalOf(req: IncomingMessage): Refusal | null {
     else coding ||= isName(name, 'transfer-encoding')
   }
   if (!host && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) return MISSING_HOST
-  return coding ? codingRefusal(req) : null
+  if (coding) return codingRefusal(req)
+  // Every client sends the origin form, `/path`: only another target is looked at.
+  const target = req.url ?? '/'
+  return target.charCodeAt(0) !== 47 && SCHEME.test(target) && !HTTP_SCHEME.test(target)
+    ? OTHER_SCHEME
+    : null
 }
 
 /**

@@ -86,10 +86,23 @@ export function resolveAuthority(
   // Host is checked even when the target or a proxy names the host instead: §3.2 refuses such a
   // message outright, and a front end that read the other Host line may have routed it elsewhere.
   const host = hostHeader(headers)
-  const forwarded = trusted ? parseHost(lastForwarded(headers, 'x-forwarded-host')) : null
+  const forwarded = trusted ? forwardedHost(headers) : null
   const authority = forwarded ?? targetAuthority(target) ?? host ?? localAuthority(peer)
   const port = trusted ? parsePort(lastForwarded(headers, 'x-forwarded-port')) : null
   return port === null ? authority : { host: authority.host, port }
+}
+
+/**
+ * X-Forwarded-Host from a trusted proxy, or null when it sent none. One it sent that names no
+ * host is a 400, as such a Host is: falling back to Host could route the request to another
+ * tenant than the proxy saw.
+ */
+function forwardedHost(headers: HeaderBag): Authority | null {
+  const value = lastForwarded(headers, 'x-forwarded-host')
+  if (value === undefined) return null
+  const authority = parseHost(value)
+  if (authority === null) throw badRequest('Invalid X-Forwarded-Host header')
+  return authority
 }
 
 function hostHeader(headers: HeaderBag): Authority | null {

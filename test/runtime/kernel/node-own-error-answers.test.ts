@@ -121,3 +121,51 @@ describe("the listener's own 400 for a request it cannot build", () => {
     }
   })
 })
+
+describe('an absolute-form target of another scheme than http or https', () => {
+  it('is a JSON 400 (RFC 9112 §3.2.2), not routed by its authority and path', async () => {
+    for (const target of ['ftp://acme.example.com/attributes', 'gopher://x/attributes']) {
+      const answer = await onlyAnswer(head([`GET ${target} HTTP/1.1`, 'Host: acme.example.com']))
+      expectFwError(answer, 400)
+      expect(JSON.parse(answer.body).error).toBe(
+        'The request target names a scheme other than http or https',
+      )
+    }
+  })
+
+  it('leaves http and https targets (any case) to be served', async () => {
+    for (const target of [
+      'http://acme.example.com/attributes',
+      'HTTPS://acme.example.com/attributes',
+    ]) {
+      const { text } = await exchange(
+        wire.port,
+        head([`GET ${target} HTTP/1.1`, 'Host: acme.example.com', 'Connection: close']),
+      )
+      const [answer] = splitAnswers(text)
+      expect([answer!.status, JSON.parse(answer!.body)], target).toEqual([
+        200,
+        { host: 'acme.example.com' },
+      ])
+    }
+  })
+})
+
+describe('an X-Forwarded-Host from a trusted proxy that names no host', () => {
+  it('is a 400, as such a Host is: not a fall back to the Host header', async () => {
+    for (const forwarded of ['u@acme.example.com', 'acme.example.com:99999', 'ac me.example.com']) {
+      const { text } = await exchange(
+        wire.port,
+        head([
+          'GET /attributes HTTP/1.1',
+          'Host: backend.internal:3000',
+          `X-Forwarded-Host: ${forwarded}`,
+          'Connection: close',
+        ]),
+      )
+      const [answer] = splitAnswers(text)
+      expect(answer!.status, forwarded).toBe(400)
+      expect(JSON.parse(answer!.body).error, forwarded).toBe('Invalid X-Forwarded-Host header')
+    }
+  })
+})
