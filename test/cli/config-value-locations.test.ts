@@ -49,6 +49,25 @@ describe('a bad value from fw.config.ts', () => {
     )
   })
 
+  it('names the line of a REDIS_URL that is no Redis URL, its password masked', async () => {
+    const result = await withConfig(
+      "export default {\n  REDIS_URL: 'redis://app:s3cret@localhost:badport',\n}\n",
+      ['serve', '--port', '0'],
+    )
+    expect(result.code).toBe(1)
+    expect(result.lines).toEqual([
+      'error fw.config.ts:2:3: REDIS_URL "redis://***@localhost:badport" (from fw.config.ts) is not a Redis URL: it is no URL [FW_SERVE_CONFIG]',
+      '  hint: Use redis://[user:password@]host:port[/db] (rediss:// for TLS), or unset it for in-memory stores (set in fw.config.ts).',
+    ])
+    const scheme = await withConfig(
+      "export default {\n  REDIS_URL: 'http://localhost:6379',\n}\n",
+      ['serve', '--port', '0'],
+    )
+    expect(scheme.lines[0]).toMatch(
+      /is not a Redis URL: its scheme is http:, not redis: or rediss:/,
+    )
+  })
+
   it('names the line of a cache folder fw refuses, and says to fix it there', async () => {
     for (const command of [['route:cache', 'build'], ['route:cache', 'clear'], ['serve']]) {
       const result = await withConfig("export default {\n  cache: '/',\n}\n", command)

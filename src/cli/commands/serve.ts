@@ -4,6 +4,7 @@ import pc from 'picocolors'
 import { applyConfigEnv, configKeyLocation, readConfig, resolvePaths } from '../config.js'
 import { configFileThatSet, configVariableLocation } from '../../shared/config-markers.js'
 import { FwError } from '../../shared/errors.js'
+import { redactUrl } from '../../shared/redact-url.js'
 import { isDebug, printError, type Output } from '../output.js'
 import { shellQuote } from './init.js'
 
@@ -46,6 +47,7 @@ export function registerServeCommand(program: Command, output: Output): void {
       // and PORT, which the config may set too.
       applyConfigEnv(config)
       const port = portOf(flags.port)
+      checkRedisUrl()
       const paths = await resolvePaths(flags, config)
       const { serve } = await import('../../serve/serve.js')
       const debug = isDebug(process.argv)
@@ -89,6 +91,34 @@ function portOf(flag: string | undefined): number {
       hint: configFile
         ? `Set PORT in ${configFile} to a whole number from 0 to 65535, in decimal, or remove it (3000).`
         : 'PORT comes from the environment: set it to a whole number from 0 to 65535, in decimal, or unset it (3000).',
+    },
+  )
+}
+
+/**
+ * REDIS_URL as ioredis reads it (redis:// or rediss://, `//host`, `host:port`, a socket path),
+ * checked before anything connects: a malformed one failed inside ioredis with "Invalid URL",
+ * reported as a bug in fw, at the first throttled route's boot. Its credentials are never shown.
+ */
+function checkRedisUrl(): void {
+  const url = process.env.REDIS_URL ?? ''
+  if (url === '' || (url.startsWith('/') && !url.startsWith('//'))) return
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url)?.[1]?.toLowerCase()
+  const problem =
+    scheme !== undefined && scheme !== 'redis' && scheme !== 'rediss'
+      ? `its scheme is ${scheme}:, not redis: or rediss:`
+      : URL.canParse(scheme !== undefined ? url : `redis://${url.replace(/^\/\//, '')}`)
+        ? null
+        : 'it is no URL'
+  if (problem === null) return
+  const configFile = configFileThatSet('REDIS_URL')
+  const location = configVariableLocation('REDIS_URL')
+  throw new FwError(
+    'FW_SERVE_CONFIG',
+    `REDIS_URL ${JSON.stringify(redactUrl(url))}${configFile ? ` (from ${configFile})` : ''} is not a Redis URL: ${problem}`,
+    {
+      ...(location === undefined ? {} : { location }),
+      hint: `Use redis://[user:password@]host:port[/db] (rediss:// for TLS), or unset it for in-memory stores${configFile ? ` (set in ${configFile})` : ''}.`,
     },
   )
 }
