@@ -9,7 +9,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Kernel } from './kernel.js'
 import { FwRequest } from './request/request.js'
 import { FwResponse } from './response.js'
-import { answerFailure, discardBody, send } from './send-response.js'
+import { answerFailure, discardBody, onceGone, send } from './send-response.js'
 import {
   answerClientError,
   answerConnect,
@@ -113,8 +113,7 @@ function removeUploadsAfter(request: FwRequest, res: ServerResponse, kernel: Ker
       kernel.log.warn({ err: error }, 'Removing uploaded temp files failed')
     })
   }
-  if (res.closed) cleanup()
-  else res.once('close', cleanup)
+  onceGone(res, cleanup)
 }
 
 /**

@@ -5,6 +5,7 @@
  * plain 500 when Node refuses what fw wrote.
  */
 import type { ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import { pipeline, Transform, type Readable } from 'node:stream'
 import type { Kernel } from './kernel.js'
 import { SAFE_ID } from './middleware/request-id.js'
@@ -17,6 +18,41 @@ export function discardBody(response: FwResponse): void {
   const body = response.body as { destroy?: unknown } | null | undefined
   if (typeof body === 'object' && body !== null && typeof body.destroy === 'function')
     (body as Readable).destroy()
+}
+
+// What runs when a connection closes, per socket: see `onceGone`.
+const onClose = new WeakMap<Socket, Set<() => void>>()
+
+/**
+ * Runs `done` once, when `res` closes or its connection does. A response queued behind a
+ * pipelined one (the client sent several requests at once) never gets 'close' when the client
+ * goes away before its turn: its stream, an uploaded temp file or a timer a stream keeps was
+ * held until garbage collection, or for ever. One 'close' listener per socket serves them all.
+ * @example
+ * onceGone(res, () => body.destroy())
+ */
+export function onceGone(res: ServerResponse, done: () => void): void {
+  const socket = res.req.socket
+  if (res.closed || socket.destroyed) return done()
+  let pending = onClose.get(socket)
+  if (pending === undefined) {
+    const waiting = new Set<() => void>()
+    onClose.set(socket, (pending = waiting))
+    socket.once('close', () => {
+      for (const run of waiting) run()
+    })
+  }
+  const set = pending
+  let ran = false
+  const run = (): void => {
+    if (ran) return
+    ran = true
+    set.delete(run)
+    res.off('close', run)
+    done()
+  }
+  set.add(run)
+  res.once('close', run)
 }
 
 const FAILURE_REASON = 'Internal Server Error'
@@ -144,7 +180,7 @@ function sendStream(
   // The client left before the answer was ready: nothing will read the body, and a 'close'
   // listener added now would never fire. Piped into the closed response, a file's stream stayed
   // paused with its descriptor open until garbage collection (one per aborted download).
-  if (res.destroyed) {
+  if (res.destroyed || res.req.socket.destroyed) {
     body.destroy()
     return
   }
@@ -236,7 +272,7 @@ function pipeWatched(body: Readable, res: ServerResponse, fail: (error: unknown)
   }
   if (body.destroyed) cut()
   else body.once('close', cut)
-  res.once('close', () => {
+  onceGone(res, () => {
     if (!body.readableEnded) body.destroy()
   })
   body.pipe(res)

@@ -44,6 +44,8 @@ export class UploadedFile {
   #state: 'ready' | 'moving' | 'moved' | 'discarded' = 'ready'
   /** The move in flight: `discard()` waits for it (a handler may not await `moveTo`). */
   #moving: Promise<void> | null = null
+  /** Streams of `getStream()` not yet closed: `discard()` closes them with the file. */
+  readonly #streams = new Set<Readable>()
 
   constructor(init: UploadedFileInit) {
     this.#path = init.path
@@ -83,9 +85,16 @@ export class UploadedFile {
     return this.#state === 'moved'
   }
 
-  /** A stream of the content. */
+  /**
+   * A stream of the content. One still open when the request is cleaned up (a handler opened it
+   * and never read it) is closed then, with the temp file: its descriptor would hold the deleted
+   * file's disk space until garbage collection.
+   */
   getStream(): Readable {
-    return createReadStream(this.#usablePath('read'))
+    const stream = createReadStream(this.#usablePath('read'))
+    this.#streams.add(stream)
+    stream.once('close', () => this.#streams.delete(stream))
+    return stream
   }
 
   /**
@@ -123,6 +132,7 @@ export class UploadedFile {
    * in flight is waited for: if it fails, the temp file is removed all the same.
    */
   async discard(): Promise<void> {
+    for (const stream of this.#streams) stream.destroy()
     while (this.#moving !== null) await this.#moving.catch(() => {})
     if (this.#state !== 'ready' || this.#path === null) return
     this.#state = 'discarded'
