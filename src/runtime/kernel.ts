@@ -160,6 +160,12 @@ export class Kernel implements KernelServices {
       keys: signingKeys(this.#options, this),
       urlFor: this.router.urlFor,
       hasDomain: domainRouteNames(this.router.routes),
+      // Asked by verify() only, and so only for signed URLs: routing the request again is cheap.
+      routedToDomain: (request) => {
+        if (!this.#hosts) return false
+        const found = this.router.match(request.getMethod(), request.getPath(), request.getHost())
+        return 'route' in found && found.route.host !== null
+      },
     }))
   }
 

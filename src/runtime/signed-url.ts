@@ -37,6 +37,11 @@ export interface UrlSignerOptions {
    * signature then binds the host in `relative` mode too. Default: no route does.
    */
   hasDomain?: ((name: string) => boolean) | undefined
+  /**
+   * Whether `request` is routed to a route with a domain, named or not: verify() then takes only
+   * a host-bound signature. Default: no request is.
+   */
+  routedToDomain?: ((request: FwRequest) => boolean) | undefined
 }
 
 /**
@@ -50,6 +55,7 @@ export class UrlSigner {
   readonly #now: () => number
   readonly #mode: PayloadMode
   readonly #hasDomain: (name: string) => boolean
+  readonly #routedToDomain: (request: FwRequest) => boolean
 
   constructor(options: UrlSignerOptions) {
     if (options.keys.length === 0 || options.keys.some((k) => k.length === 0)) {
@@ -60,6 +66,7 @@ export class UrlSigner {
     this.#now = options.now ?? (() => Math.floor(Date.now() / 1000))
     this.#mode = checkMode(options.payloadMode ?? 'relative')
     this.#hasDomain = options.hasDomain ?? (() => false)
+    this.#routedToDomain = options.routedToDomain ?? (() => false)
   }
 
   /** A signed URL; with `ttl` (seconds) it expires. */
@@ -127,9 +134,8 @@ export class UrlSigner {
     // payload of acme's link, which then verified on any host (a root catch-all takes that path).
     // Nor does a route with a domain take one: a link signed for a route without one
     // (`/invoice/7`) verified on every tenant's route of that path, which routing tries first.
-    const route = request.getAttribute('route.name')
-    const hostBound = typeof route === 'string' && this.#hasDomain(route)
-    if (!path.startsWith('//') && !hostBound) payloads.push(payloadOf(path, canonical))
+    if (!path.startsWith('//') && !this.#routedToDomain(request))
+      payloads.push(payloadOf(path, canonical))
     // A signature that is not 64 hex digits (either case) matches no key: 403 like any wrong one.
     const text = sig[0]![1]
     const given = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : null

@@ -23,6 +23,12 @@ beforeAll(async () => {
         },
       )
     })
+    // A domain route without a name (a group's routes often have none).
+    r.group({ domain: '{shop}.shops.test' }, (r) => {
+      r.get('/invoice/{id:int}', (req: FwRequest, shop: string, id: number) => ({ shop, id }), {
+        middleware: ['verifySignedUrl'],
+      })
+    })
     r.get('/invoice/{id:int}', (req: FwRequest, id: number) => ({ id, tenant: null }), {
       name: 'invoice.plain',
       middleware: ['verifySignedUrl'],
@@ -60,7 +66,7 @@ describe('signed URLs of domain routes', () => {
     const url = kernel.signer.signedUrlFor('invoice.plain', { id: 7 })
     expect(url).toMatch(/^\/invoice\/7\?_sig=[0-9a-f]{64}$/)
     // Routing tries the tenant's route first on a tenant's host: it must not take this link.
-    for (const host of ['acme.example.test', 'victim.example.test']) {
+    for (const host of ['acme.example.test', 'victim.example.test', 'acme.shops.test']) {
       const reply = await server.send('GET', url, on(host))
       expect(reply.status, host).toBe(403)
     }
