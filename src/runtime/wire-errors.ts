@@ -53,7 +53,8 @@ export function refusalOf(req: IncomingMessage): Refusal | null {
     else coding ||= isName(name, 'transfer-encoding')
   }
   if (!host && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) return MISSING_HOST
-  if (coding) return codingRefusal(req)
+  const framing = coding ? codingRefusal(req) : null
+  if (framing !== null) return framing
   // Every client sends the origin form, `/path`: only another target is looked at.
   const target = req.url ?? '/'
   return target.charCodeAt(0) !== 47 && SCHEME.test(target) && !HTTP_SCHEME.test(target)

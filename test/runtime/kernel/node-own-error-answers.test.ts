@@ -133,6 +133,21 @@ describe('an absolute-form target of another scheme than http or https', () => {
     }
   })
 
+  it('is a 400 with a chunked body too', async () => {
+    const answer = await onlyAnswer(
+      head(
+        [
+          'POST ftp://acme.example.com/echo HTTP/1.1',
+          'Host: acme.example.com',
+          'Content-Type: application/json',
+          'Transfer-Encoding: chunked',
+        ],
+        '2\r\n{}\r\n0\r\n\r\n',
+      ),
+    )
+    expectFwError(answer, 400)
+  })
+
   it('leaves http and https targets (any case) to be served', async () => {
     for (const target of [
       'http://acme.example.com/attributes',
