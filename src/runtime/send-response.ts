@@ -49,6 +49,9 @@ export function onceGone(res: ServerResponse, done: () => void): void {
     ran = true
     set.delete(run)
     res.off('close', run)
+    // A queued response is not destroyed with its connection: marked so, a stream stopped now
+    // is no failure to log (a client could flood the log so).
+    if (!res.destroyed && socket.destroyed) res.destroy()
     done()
   }
   set.add(run)
