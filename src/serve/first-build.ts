@@ -6,7 +6,8 @@
 import type { BuildCacheResult } from '../compiler/index.js'
 import { FwError } from '../shared/errors.js'
 import type { ServeOptions } from './serve.js'
-import { watchRoutes } from './watch-routes.js'
+import { listenForStop } from './shutdown.js'
+import { watchRoutes, type RouteWatcher } from './watch-routes.js'
 
 // Errors no edit of the routes file or its imports fixes: the cache folder fw may not or cannot
 // write, a temp file it could not write, a --routes that names no readable file (a typo in the
@@ -37,10 +38,17 @@ export async function firstBuild(options: ServeOptions): Promise<BuildCacheResul
 }
 
 function untilItBuilds(options: ServeOptions): Promise<BuildCacheResult> {
-  return new Promise((resolve, reject) => {
+  // Stopped while waiting (Ctrl-C, SIGTERM), with nothing to drain: it ends as a stop does, 0.
+  const stop = listenForStop()
+  void stop.received.then(async () => {
+    await watcher.close()
+    process.exit(0)
+  })
+  let watcher: RouteWatcher
+  return new Promise<BuildCacheResult>((resolve, reject) => {
     let built = false
     let watching = false
-    const watcher = watchRoutes({
+    watcher = watchRoutes({
       routesFile: options.routes,
       cacheDir: options.cache,
       // The watcher's own first build repeats the one that failed: an edit made since is built.
@@ -60,6 +68,6 @@ function untilItBuilds(options: ServeOptions): Promise<BuildCacheResult> {
     void watcher.ready.then(() => {
       watching = true
       if (!built) options.warn(WAITING)
-    })
-  })
+    }, reject)
+  }).finally(() => stop.dispose())
 }

@@ -71,9 +71,8 @@ function reportToPrimary(): Promise<void> {
 
 async function serveOne(options: ServeOptions): Promise<void> {
   // Workers take the routes the primary built (see loadWorkerRoutes): no compiler loaded.
-  const register = cluster.isWorker
-    ? await loadWorkerRoutes(options)
-    : (await firstBuild(options)).register
+  const built = cluster.isWorker ? null : await firstBuild(options)
+  const register = built === null ? await loadWorkerRoutes(options) : built.register
   let kernel = await boot(options, register)
   // Without --watch nothing is bundled again: let esbuild's service process go.
   if (!options.watch && !cluster.isWorker)
@@ -101,7 +100,8 @@ async function serveOne(options: ServeOptions): Promise<void> {
         .finally(() => process.send?.({ tag: RELOADED }))
     })
   }
-  const watcher = options.watch && !cluster.isWorker ? watchAndReload(options, swapTo) : null
+  const watcher =
+    options.watch && built !== null ? watchAndReload(options, swapTo, built.manifest) : null
   // The banner once the watcher is ready: an edit made right after it is seen.
   await watcher?.ready
   if (!cluster.isWorker) {

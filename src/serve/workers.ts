@@ -105,7 +105,9 @@ export async function runPrimary(options: ServeOptions): Promise<void> {
   const port = options.port === 0 ? await freePort(options.host) : options.port
   const pool = await startPool(port, options)
   // Every worker swaps before "reloaded" is said: a request sent after it gets the new routes.
-  const watcher = options.watch ? watchAndReload(options, () => reloadWorkers(options.warn)) : null
+  const watcher = options.watch
+    ? watchAndReload(options, () => reloadWorkers(options.warn), manifest)
+    : null
   await watcher?.ready
   options.say(bannerLine(options, port, manifest))
   const stop = listenForStop()

@@ -32,7 +32,9 @@ export default (r) => { r.get('/a', () => ({ m }), 'a') }
       warn: (line: string) => problems.push(line),
       onError: (error: unknown) => problems.push(error),
     } as unknown as ServeOptions
-    const watcher = watchAndReload(options, async () => {})
+    const { buildCache } = await import('../../src/compiler/index.js')
+    const serving = await buildCache({ routesFile: options.routes, cacheDir: options.cache })
+    const watcher = watchAndReload(options, async () => {}, serving.manifest)
     try {
       await watcher.ready
       writeFileSync(join(dir, IMPORTED), 'export const m = 2\n')

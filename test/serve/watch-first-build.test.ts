@@ -96,6 +96,13 @@ describe('fw serve --watch on routes that do not build yet', () => {
     }
   }, 90_000)
 
+  it('stops on SIGTERM while waiting, exit code 0, as a stop with nothing to drain', async () => {
+    const dir = makeProject({ 'routes.mjs': DUPLICATE_NAME })
+    const app = serveWatching(dir)
+    await app.waitFor(NOT_YET)
+    expect(await app.stop(), app.output()).toBe(0)
+  }, 60_000)
+
   it('still exits 1 for a --routes that names no file, and without --watch', async () => {
     const dir = makeProject({ 'routes.mjs': DUPLICATE_NAME })
     const missing = await runFw(['serve', '--port', '0', '--routes', 'nope.mjs', '--watch'], {
@@ -109,4 +116,39 @@ describe('fw serve --watch on routes that do not build yet', () => {
     expect(once.stderr).toMatch(/\[FW_NAME_DUPLICATE\]/)
     expect(once.stderr).not.toMatch(NOT_YET)
   }, 60_000)
+})
+
+describe('an edit saved while fw serve --watch starts', () => {
+  it('is reloaded by the watcher’s first build, which otherwise reloads nothing', async () => {
+    const { buildCache } = await import('../../src/compiler/index.js')
+    const { watchAndReload } = await import('../../src/serve/watch-and-reload.js')
+    const dir = makeProject({ 'routes.mjs': GOOD })
+    const said: string[] = []
+    const reloads: unknown[] = []
+    const options = {
+      routes: join(dir, 'routes.mjs'),
+      cache: join(dir, '.fw/cache'),
+      say: (line: string) => said.push(line),
+      warn: (line: string) => said.push(line),
+      onError: (error: unknown) => said.push(String(error)),
+    } as unknown as import('../../src/serve/serve.js').ServeOptions
+    const serving = await buildCache({ routesFile: options.routes, cacheDir: options.cache })
+    const reload = async (register: unknown) => void reloads.push(register)
+    // Nothing changed since the server's build: the watcher's first build reloads nothing.
+    const quiet = watchAndReload(options, reload, serving.manifest)
+    await quiet.ready
+    await quiet.close()
+    expect([reloads.length, said]).toEqual([0, []])
+    // Saved after the server's build, before the watcher watched: reloaded.
+    writeFileSync(options.routes, GOOD.replace('a: 1', 'a: 2'))
+    const watcher = watchAndReload(options, reload, serving.manifest)
+    try {
+      await watcher.ready
+    } finally {
+      await watcher.close()
+      await (await import('../../src/compiler/import-module.js')).stopBundler()
+    }
+    expect(reloads).toHaveLength(1)
+    expect(said).toEqual(['reloaded 1 route (while starting)'])
+  }, 30_000)
 })
