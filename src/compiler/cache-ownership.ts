@@ -11,6 +11,7 @@ import {
   ENTRY_TYPES_FILE,
   GENERATED_MARK,
   GENERATION_NAME,
+  GENERATION_PREFIX,
   ROUTES_ENTRY_FILE,
   MANIFEST_FILE,
   type Manifest,
@@ -124,12 +125,31 @@ export function isManifest(value: unknown): value is Manifest {
  * called under the lock, so no other build is writing a temporary file or folder now.
  */
 export async function pruneGenerations(root: string, keep: (string | undefined)[]): Promise<void> {
+  await prune(root, (generation) => !keep.includes(generation))
+}
+
+/**
+ * Deletes what builds cut short after `published` left (the cache was up to date, so nothing
+ * else is to go): temporary files and folders, and generation folders written after it, which
+ * nothing names and no process can hold. A Ctrl-C'd build left one each time, kept for good.
+ */
+export async function pruneUnpublished(root: string, published: string): Promise<void> {
+  const after = bornAt(published)
+  await prune(root, (generation) => generation !== published && bornAt(generation) >= after)
+}
+
+async function prune(root: string, goes: (generation: string) => boolean): Promise<void> {
   for (const name of await readdir(root)) {
     const leftover =
       TMP_NAME.test(name) ||
       ENTRY_TMP_NAME.test(name) ||
       (LOCK_NAME.test(name) && name !== LOCK_FILE)
-    if (leftover || (GENERATION_NAME.test(name) && !keep.includes(name)))
+    if (leftover || (GENERATION_NAME.test(name) && goes(name)))
       await rm(join(root, name), { recursive: true, force: true })
   }
+}
+
+/** When a generation was built: the milliseconds in its name (`generation-<ms>-<hex>`). */
+function bornAt(generation: string): number {
+  return Number(generation.slice(GENERATION_PREFIX.length, generation.lastIndexOf('-')))
 }

@@ -29,6 +29,8 @@ export interface BuildCacheResult {
   register: (r: Registrar) => void
   written: boolean
   milliseconds: number
+  /** What went wrong after the build was published (older generations left behind). */
+  warning?: string
 }
 
 /** Loads, validates and compiles a routes file into a cache directory. */
@@ -49,8 +51,9 @@ export async function buildCache(options: {
       routesCode: code,
     }),
   )
-  const { written, manifest } = await writeCache(cacheDir, output)
-  return { manifest, written, register, milliseconds: performance.now() - started }
+  const { written, manifest, warning } = await writeCache(cacheDir, output)
+  const milliseconds = performance.now() - started
+  return { manifest, written, register, milliseconds, ...(warning ? { warning } : {}) }
 }
 
 /**
@@ -76,8 +79,9 @@ export const routeCache = {
     const started = performance.now()
     const registrar = collectRoutes(register!, { captureLocations: true })
     const output = buildRouter(registrar.routes, { aliases: registrar.aliases })
-    const { written, manifest } = await writeCache(resolve(cache), output)
-    return { manifest, written, register: register!, milliseconds: performance.now() - started }
+    const { written, manifest, warning } = await writeCache(resolve(cache), output)
+    const milliseconds = performance.now() - started
+    return { manifest, written, register: register!, milliseconds, ...(warning ? { warning } : {}) }
   },
 
   async clear(options: { cache: string; matcher?: 'sharded' }): Promise<string[]> {

@@ -23,7 +23,13 @@ import {
 import type { BuildOutput } from './build.js'
 import { assertSafeDir, userFacing } from './cache-guard.js'
 import { acquireLock } from './cache-lock.js'
-import { assertOnlyOurs, isManifest, pruneGenerations, readManifest } from './cache-ownership.js'
+import {
+  assertOnlyOurs,
+  isManifest,
+  pruneGenerations,
+  pruneUnpublished,
+  readManifest,
+} from './cache-ownership.js'
 
 // Where clear-cache.ts and the compiler's index have always imported them from.
 const TMP_PREFIX = '.tmp-'
@@ -32,6 +38,8 @@ export interface WriteResult {
   /** False when the cache already held this exact build and nothing was rewritten. */
   written: boolean
   manifest: Manifest
+  /** What went wrong after the build was published (old generations left behind). */
+  warning?: string
 }
 
 /** Publishes a build into `dir`. */
@@ -65,7 +73,12 @@ async function publishLocked(root: string, build: BuildOutput): Promise<WriteRes
     previous.fingerprint === build.manifest.fingerprint &&
     (await isIntact(root, previous.generation, build))
   ) {
-    return { written: false, manifest: await recordInputs(root, previous, build.manifest.inputs) }
+    const manifest = await recordInputs(root, previous, build.manifest.inputs)
+    return {
+      written: false,
+      manifest,
+      ...(await tidied(root, () => pruneUnpublished(root, previous.generation))),
+    }
   }
   const generation = join(root, build.generation)
   const tmp = join(root, `${TMP_PREFIX}${randomBytes(6).toString('hex')}`)
@@ -86,8 +99,27 @@ async function publishLocked(root: string, build: BuildOutput): Promise<WriteRes
   // left would name that build's generation, which a later prune deletes (server.mjs importing
   // it then failed on a missing module), and routes the cache no longer holds.
   if (build.routesEntry === null) await rm(join(root, ROUTES_ENTRY_FILE), { force: true })
-  await pruneGenerations(root, [build.generation, previous?.generation])
-  return { written: true, manifest: build.manifest }
+  const prune = () => pruneGenerations(root, [build.generation, previous?.generation])
+  return { written: true, manifest: build.manifest, ...(await tidied(root, prune)) }
+}
+
+/**
+ * Removes the generations and leftovers a build no longer needs: after a publish, all but the
+ * new generation and the one before (running processes may load shards from it); when the cache
+ * was up to date, what builds cut short since left. Published already, the build has succeeded:
+ * a folder that cannot be removed (another user's, from a `sudo fw route:cache build`) is a
+ * warning, not an error that says the build failed.
+ */
+async function tidied(root: string, prune: () => Promise<void>): Promise<{ warning?: string }> {
+  try {
+    await prune()
+    return {}
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message
+    return {
+      warning: `the older generations in ${root} could not all be removed (${reason}): remove them by hand, or run fw route:cache clear as their owner`,
+    }
+  }
 }
 
 interface StagedEntry {

@@ -55,6 +55,7 @@ function printBuilt(
   output.out(
     `${status} ${what} in ${Math.round(milliseconds)} ms → ${pc.bold(where)} ${pc.dim(manifest.generation)}${cause}`,
   )
+  if (result.warning !== undefined) output.err(pc.yellow(`warning ${result.warning}`))
 }
 
 /** Builds, then rebuilds on every change until interrupted; errors keep the last good cache. */
