@@ -35,16 +35,15 @@ const SECRET_NAME =
 const SECRET_DEPTH = 8
 // Credentials inside text: a raw header block (axios keeps the request it sent as `_header`), a
 // bearer token, a JWT in a message ("invalid token eyJ…"), a body kept as text (axios'
-// config.data) with a JSON or form field named like one. Text can come from a client, so every
-// pattern is linear or bounded (no nested or adjacent unbounded runs), and text is cut at
-// MAX_TEXT before it is searched.
-const SECRET_HEADER_LINE =
-  /^((?:proxy-)?authorization|(?:set-)?cookie|x-api-key|x-auth-token)[ \t]*:.*$/gim
+// config.data) with a JSON or form field; a header or field counts when SECRET_NAME takes its
+// name, as an object key. Text can come from a client, so every pattern is linear: a match starts
+// only where a run of its characters starts (the lookbehinds), and text is cut at MAX_TEXT.
+const HEADER_LINE = /^([A-Za-z0-9-]{1,64})([ \t]*:).*$/gm
 const BEARER = /\b(Bearer|Basic)[ \t]+[^\s"',;]+/gi
-const JWT = /\beyJ[\w-]{0,2048}\.[\w-]{1,4096}\.[\w-]{0,2048}/g
-const JSON_FIELD = /"([^"\\]{1,64})"(\s*:\s*)"(?:[^"\\]|\\.){0,1024}"/g
-const FORM_FIELD = /([\w.-]{1,64})=[^&\s"]*/g
-const SECRET_WORD = /passw(?:or)?d|secret|token|api[-_]?key/i
+const JWT = /(?<![\w-])eyJ[\w-]*\.[\w-]+\.[\w-]*/g
+// A JSON string value runs to its closing quote, or to the end of text cut short.
+const JSON_FIELD = /"([^"\\]{1,64})"(\s*:\s*)"(?:[^"\\]|\\.)*"?/g
+const FORM_FIELD = /(?<![\w.-])([\w.-]{1,64})=[^&\s"]*/g
 const MAX_TEXT = 16 * 1024
 
 const isSecretName = (key: string): boolean =>
@@ -82,7 +81,13 @@ function redact(value: unknown, depth: number): unknown {
   if (depth > SECRET_DEPTH) return Array.isArray(value) ? '[Array]' : '[Object]'
   const json = (value as { toJSON?: unknown }).toJSON
   if (typeof json === 'function') return redact(json.call(value), depth + 1)
-  if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1))
+  // Name-value lists (Node's rawHeaders: ['Set-Cookie', 'sid=…']): a value after a secret name.
+  if (Array.isArray(value))
+    return value.map((item, i) =>
+      i > 0 && typeof value[i - 1] === 'string' && isSecretName(value[i - 1] as string)
+        ? '[Redacted]'
+        : redact(item, depth + 1),
+    )
   const copy: Record<string, unknown> = {}
   for (const [key, field] of Object.entries(value))
     copy[key] = isSecretName(key) ? '[Redacted]' : redact(field, depth + 1)
@@ -97,14 +102,16 @@ export function redactText(text: string): string {
   const cut = text.length > MAX_TEXT
   const shown = cut ? text.slice(0, MAX_TEXT) : text
   const redacted = shown
-    .replace(SECRET_HEADER_LINE, '$1: [Redacted]')
+    .replace(HEADER_LINE, (line, name: string, colon: string) =>
+      isSecretName(name) ? `${name}${colon} [Redacted]` : line,
+    )
     .replace(BEARER, '$1 [Redacted]')
     .replace(JWT, '[Redacted]')
     .replace(JSON_FIELD, (field, name: string, colon: string) =>
-      SECRET_WORD.test(name) ? `"${name}"${colon}"[Redacted]"` : field,
+      isSecretName(name) ? `"${name}"${colon}"[Redacted]"` : field,
     )
     .replace(FORM_FIELD, (field, name: string) =>
-      SECRET_WORD.test(name) ? `${name}=[Redacted]` : field,
+      isSecretName(name) ? `${name}=[Redacted]` : field,
     )
   return cut ? `${redacted}… [${text.length - MAX_TEXT} more characters]` : redacted
 }

@@ -133,6 +133,37 @@ describe('redaction of logged errors', () => {
     })
   })
 
+  it('one rule for names, whether keys, header lines, JSON or form fields; name-value lists too', () => {
+    const long = 'k'.repeat(1500)
+    const shown = redactSecrets({
+      rawHeaders: [
+        'Content-Type',
+        'text/plain',
+        'Set-Cookie',
+        'sid=hunter2',
+        'X-Amz-Security-Token',
+        'hunter3',
+      ],
+      head: 'GET / HTTP/1.1\r\nX-Amz-Security-Token: hunter4\r\nPrivate-Token: hunter5\r\nHost: a.example',
+      json: `{"type":"service_account","private_key":"hunter6","client_secret":"${long}"}`,
+      cut: `{"user":"ada","password":"hunter7`,
+    })
+    expect(JSON.stringify(shown)).not.toMatch(/hunter|kkkk/)
+    expect(shown).toMatchObject({
+      rawHeaders: [
+        'Content-Type',
+        'text/plain',
+        'Set-Cookie',
+        '[Redacted]',
+        'X-Amz-Security-Token',
+        '[Redacted]',
+      ],
+      head: 'GET / HTTP/1.1\r\nX-Amz-Security-Token: [Redacted]\r\nPrivate-Token: [Redacted]\r\nHost: a.example',
+      json: '{"type":"service_account","private_key":"[Redacted]","client_secret":"[Redacted]"}',
+      cut: '{"user":"ada","password":"[Redacted]"',
+    })
+  })
+
   it('cuts a huge or hostile text instead of searching all of it', () => {
     // Shapes that make careless patterns backtrack: runs of token characters without the
     // separator a pattern waits for.
