@@ -9,8 +9,9 @@
  * @example
  * isProduction('Production') // true
  */
-export function isProduction(value: string | undefined = process.env.APP_ENV): boolean {
-  return value?.trim().toLowerCase() === 'production'
+export function isProduction(value: unknown = process.env.APP_ENV): boolean {
+  // Not only strings: a fw.config.js `kernel: { env: 1 }` reaches here before the boot refuses it.
+  return typeof value === 'string' && value.trim().toLowerCase() === 'production'
 }
 
 /** The environments a kernel knows (its `env` option). */

@@ -71,6 +71,20 @@ describe('the kernel env option spelled otherwise', () => {
     expect([response.status, response.header('location')]).toEqual([301, 'https://example.test/'])
   })
 
+  it('fw serve with kernel.env of another type than a string: one error line, not a crash', async () => {
+    const dir = makeProject({
+      'routes.mjs': ROUTES,
+      'fw.config.mjs': 'export default { kernel: { env: 1 } }\n',
+    })
+    const { code, stderr } = await runFw(['serve', '--routes', 'routes.mjs', '--port', '0'], {
+      cwd: dir,
+      env: { APP_ENV: '' },
+    })
+    expect(code).toBe(1)
+    expect(stderr).not.toMatch(/bug in fw/)
+    expect(lines(stderr)[0]).toMatch(/env must be 'production', 'development' or 'test', not 1/)
+  })
+
   it('refuses to boot with an env it does not know, rather than run as development', async () => {
     await expect(bootKernel(home, { env: 'prod' as 'production' })).rejects.toThrow(
       `env must be 'production', 'development' or 'test', not "prod"`,

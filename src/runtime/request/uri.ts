@@ -98,9 +98,9 @@ export function resolveAuthority(
  * tenant than the proxy saw.
  */
 function forwardedHost(headers: HeaderBag): Authority | null {
-  const value = lastForwarded(headers, 'x-forwarded-host')
-  if (value === undefined) return null
-  const authority = parseHost(value)
+  if (lastOf(headers, 'x-forwarded-host') === undefined) return null
+  // An empty last entry (`acme.example.com, `) names no host either.
+  const authority = parseHost(lastForwarded(headers, 'x-forwarded-host'))
   if (authority === null) throw badRequest('Invalid X-Forwarded-Host header')
   return authority
 }

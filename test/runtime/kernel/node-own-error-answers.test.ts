@@ -168,7 +168,12 @@ describe('an absolute-form target of another scheme than http or https', () => {
 
 describe('an X-Forwarded-Host from a trusted proxy that names no host', () => {
   it('is a 400, as such a Host is: not a fall back to the Host header', async () => {
-    for (const forwarded of ['u@acme.example.com', 'acme.example.com:99999', 'ac me.example.com']) {
+    for (const forwarded of [
+      'u@acme.example.com',
+      'acme.example.com:99999',
+      'ac me.example.com',
+      'acme.example.com, ',
+    ]) {
       const { text } = await exchange(
         wire.port,
         head([
