@@ -163,7 +163,10 @@ function checkMatchesLabel(pattern: string, name: string, spec: string, source: 
     'FW_REGEX_NEVER_MATCHES',
     `Pattern "${pattern}": the regex of "${name}" (${spec}) can never match a host label: the Host is matched lowercased, and a label holds only a-z, 0-9, "-" and "_"`,
     {
-      hint: `Host names are case-insensitive: write the constraint in lowercase letters (${spec.toLowerCase()}).`,
+      hint:
+        spec.toLowerCase() !== spec
+          ? `Host names are case-insensitive: write the constraint in lowercase letters (${spec.toLowerCase()}).`
+          : `A domain parameter fills one label, which holds no ".": match that label alone, and write the labels after it into the pattern ({${name}}.example.com).`,
     },
   )
 }

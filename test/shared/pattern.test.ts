@@ -273,7 +273,12 @@ describe('parseHost', () => {
   })
 
   it('rejects a regex label no lowercased label matches: one that needs a "." or capitals', () => {
-    expectHostError('{r:[a-z]+\\.x}.com', 'FW_REGEX_NEVER_MATCHES', /can never match a host label/)
+    const dotted = expectHostError(
+      '{r:[a-z]+\\.x}.com',
+      'FW_REGEX_NEVER_MATCHES',
+      /can never match a host label/,
+    )
+    expect(dotted.hint).toMatch(/^A domain parameter fills one label, which holds no "\."/)
     expectHostError('{r:[A-Z]{3}}.com', 'FW_REGEX_NEVER_MATCHES', /matched lowercased/)
   })
 
