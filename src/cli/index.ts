@@ -44,7 +44,26 @@ export function createProgram(output: Output = stdio): Command {
   registerServeCommand(program, output)
   registerInitCommand(program, output)
   registerUserCreateCommand(program, output)
+  registerHelpCommand(program)
   return program
+}
+
+/**
+ * `fw help [command]`. Commander's own printed the program's help for a command it does not know
+ * (`fw help serv`), exit 1 and no word why; this one says so, as `fw serv` does.
+ */
+function registerHelpCommand(program: Command): void {
+  program
+    .helpCommand(false)
+    .command('help [command]')
+    .description('display help for command')
+    .action((name?: string) => {
+      if (name === undefined) return program.help()
+      const command = program.commands.find((c) => c.name() === name || c.aliases().includes(name))
+      if (command === undefined || command.name() === 'help')
+        program.error(`error: unknown command '${name}'`)
+      command!.help()
+    })
 }
 
 /**
