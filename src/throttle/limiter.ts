@@ -20,7 +20,12 @@ import { throttle as throttleParams } from '../shared/middleware-aliases.js'
 /** Milliseconds since the Unix epoch. */
 export type Clock = () => number
 
-export const systemClock: Clock = () => Date.now()
+/**
+ * The Unix time in milliseconds, as it was when the process started plus the time elapsed since
+ * on the monotonic clock: a wall clock stepped back (NTP, a VM restored) does not move it. With
+ * Date.now(), a step back of an hour refused every client that had used its window, for that hour.
+ */
+export const systemClock: Clock = () => performance.timeOrigin + performance.now()
 
 /** `throttle:<max>,<seconds>`: at most `max` requests in any `windowMs`. */
 export interface ThrottleRule {
