@@ -141,26 +141,54 @@ export function send(
 /**
  * Closes the connection of `res` once its client has taken none of the response's bytes for the
  * kernel's `sendTimeoutMs` (nginx's send_timeout): a client that stops reading (a slow-read
- * attack) held the connection, the unsent bytes and a file's descriptor for ever. Node restarts a
- * socket's timeout whenever a write makes progress, so a client that reads slowly is not cut; a
- * timeout with nothing waiting to be sent is a stream that is only quiet (server-sent events
- * between two events), and leaves the connection open.
+ * attack) held the connection, the unsent bytes and a file's descriptor for ever. Progress is what
+ * the socket hands to the kernel, so a client that reads slowly is not cut, and one that sends
+ * bytes (a request line a second) while reading none is: a socket's own timeout, which Node
+ * offers, restarts on every byte received too. Nothing waiting to be sent is a stream that is only
+ * quiet (server-sent events between two events), which leaves the connection open.
  */
 function closeWhenStalled(res: ServerResponse, response: FwResponse, kernel: Kernel): void {
   const ms = kernel.sendTimeoutMs
   if (ms === 0) return
-  res.setTimeout(ms, () => {
-    if (res.writableLength === 0 || res.destroyed) return
+  let taken = -1
+  let since = performance.now()
+  const check = (): void => {
+    const socket = res.socket
+    // Queued behind a pipelined response: not sending yet (that one's own check guards them).
+    if (socket === null || res.destroyed) return
+    const now = bytesTaken(socket)
+    if (now === null) return
+    if (now !== taken || res.writableLength === 0) {
+      taken = now
+      since = performance.now()
+      return
+    }
+    if (performance.now() - since < ms) return
     kernel.log.warn(
       { request_id: response.header('x-request-id'), unsent: res.writableLength },
       `The client took none of the response for ${ms} ms: connection closed`,
     )
     res.destroy()
-  })
-  // Sent, the response leaves the socket's timeout to Node: kept, it closed the connection, with
-  // no word, under a later response on it (a pipelined request whose handler took longer). This
-  // runs before Node's own 'finish' listener, which then sets the keep-alive timeout.
-  res.prependOnceListener('finish', () => res.socket?.setTimeout(0))
+  }
+  const timer = setInterval(check, Math.max(Math.ceil(ms / 4), 10))
+  timer.unref()
+  const stop = (): void => clearInterval(timer)
+  res.once('finish', stop)
+  res.once('close', stop)
+}
+
+/**
+ * The bytes of `socket`'s writes the kernel has taken: those handed to libuv less those it still
+ * queues. Node keeps both (the `bytesWritten` getter counts the queued too); null elsewhere.
+ */
+function bytesTaken(socket: Socket): number | null {
+  const own = socket as unknown as {
+    _bytesDispatched?: unknown
+    _handle?: { writeQueueSize?: unknown } | null
+  }
+  const dispatched = own._bytesDispatched
+  const queued = own._handle?.writeQueueSize
+  return typeof dispatched === 'number' && typeof queued === 'number' ? dispatched - queued : null
 }
 
 /**

@@ -78,6 +78,28 @@ describe('a client that stops reading the response', () => {
     }
   })
 
+  it('is cut off though it keeps sending bytes (a pipelined request, a line at a time)', async () => {
+    const body = Buffer.alloc(BODY_BYTES, 97)
+    const { log, server } = await serveWith((r) => r.get('/big', () => create(body)), STALL_MS)
+    try {
+      const client = await rawGet(server.port, '/big', { paused: true })
+      client.socket.write('GET /big HTTP/1.1\r\nHost: x\r\n')
+      // Every incoming byte restarted the socket's own timeout: it never fired.
+      const trickle = setInterval(() => client.socket.write('X-Keep: 1\r\n'), STALL_MS / 4)
+      try {
+        await vi.waitFor(() => expect(stalledWarnings(log)).toHaveLength(1), {
+          timeout: 5000,
+          interval: 50,
+        })
+        await client.closed
+      } finally {
+        clearInterval(trickle)
+      }
+    } finally {
+      await server.close()
+    }
+  })
+
   it.runIf(process.platform === 'linux')(
     'closes a stalled file download and its descriptor',
     async () => {
