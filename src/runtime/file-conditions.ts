@@ -38,10 +38,15 @@ export async function planFile(request: FwRequest, validators: FileValidators): 
   if (method !== 'GET' && method !== 'HEAD') return WHOLE
   if (preconditionFails(request, validators)) return { status: 412 }
   const fresh = await (freshModule ??= loadFresh())
-  const modifiedSince = request.getHeaderLine('if-modified-since')
+  // Handed on as GMT, the form `fresh` reads right in any time zone; a date later than now is
+  // invalid (RFC 7232 §3.3) and ignored: taken, it kept every later version of a file a 304.
+  const modifiedSince = httpDate(request.getHeaderLine('if-modified-since'))
   const conditional = {
     'if-none-match': request.getHeaderLine('if-none-match') || undefined,
-    'if-modified-since': Number.isNaN(httpDate(modifiedSince)) ? undefined : modifiedSince,
+    'if-modified-since':
+      Number.isNaN(modifiedSince) || modifiedSince > Date.now()
+        ? undefined
+        : new Date(modifiedSince).toUTCString(),
     'cache-control': request.getHeaderLine('cache-control') || undefined,
   }
   const current = { etag: validators.etag, 'last-modified': validators.lastModified }
@@ -93,9 +98,16 @@ function clampSuffixes(header: string, size: number): string {
 }
 
 // An HTTP-date (RFC 9110 §5.6.7) in any of its three forms, each with a time of day, else NaN:
-// Date.parse alone takes `1` or `2100` for a year, where a value that is no date is ignored.
+// Date.parse alone takes `1` or `2100` for a year, where a value that is no date is ignored;
+// and reads a date without a zone in the server's time zone (TZ): an HTTP-date is GMT, written
+// so (IMF-fixdate, RFC 850) or not at all (asctime, `Sun Nov  6 08:49:37 1994`), and another
+// date without one is no HTTP-date (RFC 9110 §5.6.7).
+const ASCTIME = /^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}$/
+
 function httpDate(value: string): number {
-  return /\d\d:\d\d:\d\d/.test(value) ? Date.parse(value) : NaN
+  if (!/\d\d:\d\d:\d\d/.test(value)) return NaN
+  if (/ GMT$/.test(value)) return Date.parse(value)
+  return ASCTIME.test(value) ? Date.parse(`${value} GMT`) : NaN
 }
 
 function sameTag(a: string, b: string): boolean {

@@ -93,7 +93,9 @@ async function fileHeaders(path: string, stat: Stats, options: FileOptions): Pro
   const headers: HeaderMap = {
     'content-type': type,
     'content-length': String(stat.size),
-    'last-modified': stat.mtime.toUTCString(),
+    // Never after the Date it is sent with (RFC 9110 §8.8.2.1): a file stamped in the future (a
+    // clock off where it was written) then answered 304 to every later version of itself.
+    'last-modified': new Date(Math.min(stat.mtimeMs, Date.now())).toUTCString(),
     etag: `W/"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`,
     'x-content-type-options': 'nosniff',
   }

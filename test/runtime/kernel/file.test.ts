@@ -4,7 +4,7 @@
  * reads nothing; no file descriptor is left open.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { file } from '../../../src/runtime/file.js'
@@ -194,6 +194,46 @@ describe('file() with the request: conditional requests and byte ranges', () => 
     const changed = await server.send('GET', CSS, { headers: { 'if-none-match': 'W/"other"' } })
     expect(changed.status).toBe(200)
     expect(changed.text).toBe('body { color: red }\n')
+  })
+
+  it('reads an If-Modified-Since as GMT whatever the server time zone, and ignores one without a zone', async () => {
+    const { lastModified } = await validators()
+    // asctime form (`Sun Nov  6 08:49:37 1994`): GMT by definition, written without a zone.
+    const asctime = (ms: number): string => {
+      const [day, date, month, year, time] = new Date(ms).toUTCString().split(' ')
+      return `${day!.slice(0, 3)} ${month} ${date!.replace(/^0/, ' ')} ${time} ${year}`
+    }
+    const at = Date.parse(lastModified)
+    const before = process.env.TZ
+    process.env.TZ = 'America/New_York'
+    try {
+      const modifiedSince = async (value: string) =>
+        (await server.send('GET', CSS, { headers: { 'if-modified-since': value } })).status
+      expect(await modifiedSince(asctime(at))).toBe(304)
+      // An hour before the file's date: modified since. Read in New York time, it was 4 hours after.
+      expect(await modifiedSince(asctime(at - 3_600_000))).toBe(200)
+      // No HTTP-date (no zone): ignored.
+      expect(await modifiedSince(lastModified.replace(/ GMT$/, ''))).toBe(200)
+    } finally {
+      if (before === undefined) delete process.env.TZ
+      else process.env.TZ = before
+    }
+  })
+
+  it('never dates a file after the response, and takes no If-Modified-Since from the future', async () => {
+    const path = join(dir, 'public', 'future.txt')
+    writeFileSync(path, 'from the future')
+    const nextYear = new Date(Date.now() + 365 * 24 * 3600 * 1000)
+    utimesSync(path, nextYear, nextYear)
+    const reply = await server.send('GET', '/ranged/future.txt')
+    expect(reply.status).toBe(200)
+    const lastModified = Date.parse(reply.headers['last-modified'] as string)
+    expect(lastModified).toBeLessThanOrEqual(Date.parse(reply.headers.date as string))
+    // A date later than now is invalid (RFC 7232 §3.3): a client holding one gets the file.
+    const future = await server.send('GET', '/ranged/future.txt', {
+      headers: { 'if-modified-since': nextYear.toUTCString() },
+    })
+    expect(future.status).toBe(200)
   })
 
   it('answers 206 with Content-Range for one range, a suffix and an open end', async () => {
