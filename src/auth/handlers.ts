@@ -121,7 +121,15 @@ async function refresh(auth: Auth, request: FwRequest): Promise<FwResponse> {
   if (token === null) throw badRequest(AUTH_MESSAGES.tokenRequired)
   const eligible = await refreshable(auth, token)
   if (eligible === null) throw badRequest(AUTH_MESSAGES.notEligible)
-  const access = await auth.tokenService().mint(eligible.userId)
+  // A refresh never lengthens a token's life: a 900 s access token of a refresh-token session
+  // (/rt) came back as a 3600 s one, and its chain could be refreshed hourly without the session.
+  const tokens = auth.tokenService()
+  const lifetime = eligible.lifetime
+  const access = await tokens.mint(
+    eligible.userId,
+    {},
+    lifetime === undefined || lifetime >= tokens.ttl ? {} : { ttl: lifetime },
+  )
   // A token of a refresh-token session (/rt) hands its place in the family to its successor;
   // of a session a theft or a logout ended (its revocation list write failed, or raced this
   // refresh), none is issued.
@@ -217,7 +225,7 @@ async function adminUsers(auth: Auth, request: FwRequest): Promise<FwResponse> {
 async function refreshable(
   auth: Auth,
   token: string,
-): Promise<{ userId: number; jti?: string } | null> {
+): Promise<{ userId: number; jti?: string; lifetime?: number } | null> {
   const tokens = auth.tokenService()
   const payload = await tokens.verify(token)
   if (payload === null || payload.exp - tokens.nowSeconds() > REFRESH_WINDOW) return null
@@ -225,6 +233,9 @@ async function refreshable(
   if (userId === null) return null
   const user = await storeCall(async () => (await auth.database()).users.findById(userId))
   if (user === null) return null
+  const issued = payload.iat
+  const lifetime =
+    typeof issued === 'number' && payload.exp > issued ? payload.exp - issued : undefined
   if (typeof payload.jti === 'string') {
     // Test-and-set: of concurrent refreshes of one token, one wins; a revoked token gets none.
     const jti = payload.jti
@@ -232,9 +243,9 @@ async function refreshable(
       !(await revocationCall(async () => (await auth.tokenRevocations()).revoke(jti, payload.exp)))
     )
       return null
-    return { userId, jti }
+    return { userId, jti, ...(lifetime === undefined ? {} : { lifetime }) }
   }
-  return { userId }
+  return { userId, ...(lifetime === undefined ? {} : { lifetime }) }
 }
 
 function clampInt(value: unknown, fallback: number, min: number, max: number): number {

@@ -1,7 +1,8 @@
 /**
  * An access token of a refresh-token session (/rt) exchanged at POST /auth/refresh: the token it
  * gets in return belongs to the same family, so a theft of that family revokes it too (it used to
- * stay valid for its hour, and could be exchanged again, every hour, after the theft).
+ * stay valid for its hour, and could be exchanged again, every hour, after the theft), and lives
+ * as long as the one it replaced (900 s; it came back as a 3600 s one).
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { createUser, type AuthOptions } from '../../src/auth/auth.js'
@@ -28,6 +29,15 @@ const me = (app: AuthApp, token: string): Promise<Reply> => send(app, 'GET', '/a
 const rtRefresh = (app: AuthApp, refreshToken: string): Promise<Reply> =>
   send(app, 'POST', '/rt/auth/refresh', { json: { refresh_token: refreshToken } })
 
+/** exp - iat of a JWT, in seconds. */
+const lifetimeOf = (token: string): number => {
+  const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as {
+    iat: number
+    exp: number
+  }
+  return claims.exp - claims.iat
+}
+
 async function refresh(app: AuthApp, token: string): Promise<string> {
   const reply = await send(app, 'POST', '/auth/refresh', { json: { token } })
   expect(reply.status, reply.text).toBe(200)
@@ -46,9 +56,11 @@ async function scenario(options: AuthOptions): Promise<void> {
     clock += 700_000 // the /rt access token (900 s) has 200 s left: eligible for /auth/refresh
     const plain = (await send(app, 'POST', '/auth/login', credentials)).body.token as string
     const exchanged = await refresh(app, session.access_token as string)
-    clock += 3_400_000 // and its successor (3600 s) in turn
+    // It lives as long as the token it replaced, 900 s (it came back as a 3600 s one).
+    expect(lifetimeOf(exchanged)).toBe(900)
+    clock += 700_000 // and its successor in turn
     const again = await refresh(app, exchanged)
-    const ofPlain = await refresh(app, plain)
+    expect(lifetimeOf(again)).toBe(900)
     expect((await me(app, again)).status).toBe(200)
 
     // The owner rotates the refresh token; a thief presents the used one: theft.
@@ -61,7 +73,10 @@ async function scenario(options: AuthOptions): Promise<void> {
     expect(revoked.body.error).toBe('Token revoked')
     const reply = await send(app, 'POST', '/auth/refresh', { json: { token: again } })
     expect(reply.status, reply.text).toBe(400)
-    // A token of no refresh-token session is not touched.
+    // A token of no refresh-token session is not touched, and keeps its hour.
+    clock += 2_700_000 // the plain token (3600 s) has 200 s left
+    const ofPlain = await refresh(app, plain)
+    expect(lifetimeOf(ofPlain)).toBe(3600)
     expect((await me(app, ofPlain)).status).toBe(200)
   } finally {
     await server.stop()
