@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import type { TLSSocket } from 'node:tls'
 import { pipeline, Transform, type Readable } from 'node:stream'
 import type { Kernel } from './kernel.js'
 import { SAFE_ID } from './middleware/request-id.js'
@@ -150,6 +151,11 @@ export function send(
 function closeWhenStalled(res: ServerResponse, response: FwResponse, kernel: Kernel): void {
   const ms = kernel.sendTimeoutMs
   if (ms === 0) return
+  // TLS (node:https) counts its queue in encrypted bytes that move only when a whole write is
+  // done: there the socket's own timeout is the guard, as it was everywhere.
+  const socket = res.socket ?? res.req.socket
+  if ((socket as TLSSocket).encrypted === true || bytesTaken(socket) === null)
+    return closeWhenIdle(res, response, kernel, ms)
   let taken = -1
   let since = performance.now()
   const check = (): void => {
@@ -164,17 +170,41 @@ function closeWhenStalled(res: ServerResponse, response: FwResponse, kernel: Ker
       return
     }
     if (performance.now() - since < ms) return
-    kernel.log.warn(
-      { request_id: response.header('x-request-id'), unsent: res.writableLength },
-      `The client took none of the response for ${ms} ms: connection closed`,
-    )
-    res.destroy()
+    cutStalled(res, response, kernel, ms)
   }
   const timer = setInterval(check, Math.max(Math.ceil(ms / 4), 10))
   timer.unref()
   const stop = (): void => clearInterval(timer)
   res.once('finish', stop)
   res.once('close', stop)
+}
+
+/**
+ * The socket's idle timeout as the guard: Node restarts it whenever a write completes, and also
+ * whenever the client sends a byte.
+ */
+function closeWhenIdle(
+  res: ServerResponse,
+  response: FwResponse,
+  kernel: Kernel,
+  ms: number,
+): void {
+  res.setTimeout(ms, () => {
+    if (res.writableLength === 0 || res.destroyed) return
+    cutStalled(res, response, kernel, ms)
+  })
+  // Sent, the response leaves the socket's timeout to Node: kept, it closed the connection, with
+  // no word, under a later response on it (a pipelined request whose handler took longer). This
+  // runs before Node's own 'finish' listener, which then sets the keep-alive timeout.
+  res.prependOnceListener('finish', () => res.socket?.setTimeout(0))
+}
+
+function cutStalled(res: ServerResponse, response: FwResponse, kernel: Kernel, ms: number): void {
+  kernel.log.warn(
+    { request_id: response.header('x-request-id'), unsent: res.writableLength },
+    `The client took none of the response for ${ms} ms: connection closed`,
+  )
+  res.destroy()
 }
 
 /**

@@ -4,13 +4,16 @@
  * while a response is being sent. With `sendTimeoutMs` the connection is closed once the client
  * has taken none of the bytes for that long; a slow reader and a quiet stream are not cut.
  */
-import { readdirSync, writeFileSync } from 'node:fs'
-import { connect, type Socket } from 'node:net'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer as createHttpsServer } from 'node:https'
+import { connect, type AddressInfo, type Socket } from 'node:net'
+import { connect as tlsConnect } from 'node:tls'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { setTimeout as delay } from 'node:timers/promises'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { file } from '../../../src/runtime/file.js'
+import { createListener } from '../../../src/runtime/node-adapter.js'
 import { create } from '../../../src/runtime/response.js'
 import { tempDir } from '../../support/compile.js'
 import { bootKernel, captureLogger, cleanupTempDirs, serve, type Register } from './support.js'
@@ -97,6 +100,43 @@ describe('a client that stops reading the response', () => {
       }
     } finally {
       await server.close()
+    }
+  })
+
+  it('is cut off over TLS too (node:https), where the socket’s own timeout guards', async () => {
+    const body = Buffer.alloc(BODY_BYTES, 97)
+    const log = captureLogger()
+    const kernel = await bootKernel((r) => r.get('/big', () => create(body)), {
+      log,
+      sendTimeoutMs: STALL_MS,
+    })
+    const fixtures = join(import.meta.dirname, '../../fixtures/tls')
+    const server = createHttpsServer(
+      {
+        key: readFileSync(join(fixtures, 'key.pem')),
+        cert: readFileSync(join(fixtures, 'cert.pem')),
+      },
+      createListener(() => kernel),
+    )
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const port = (server.address() as AddressInfo).port
+    const client = tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false }, () =>
+      client.write('GET /big HTTP/1.1\r\nHost: x\r\n\r\n'),
+    )
+    client.on('error', () => {})
+    client.pause()
+    const closed = new Promise<void>((done) => client.once('close', () => done()))
+    try {
+      await vi.waitFor(() => expect(stalledWarnings(log)).toHaveLength(1), {
+        timeout: 5000,
+        interval: 50,
+      })
+      client.resume()
+      await closed
+    } finally {
+      client.destroy()
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
     }
   })
 
