@@ -151,17 +151,28 @@ export function send(
 function closeWhenStalled(res: ServerResponse, response: FwResponse, kernel: Kernel): void {
   const ms = kernel.sendTimeoutMs
   if (ms === 0) return
+  // Queued behind a pipelined response: guarded once its turn comes (its socket assigned). A
+  // timer started now ran for ever when the client left before that turn (no 'finish' or
+  // 'close' comes then), and kept the response and its body.
+  if (res.socket === null) {
+    res.once('socket', () => guardSending(res, response, kernel, ms))
+    return
+  }
+  guardSending(res, response, kernel, ms)
+}
+
+function guardSending(res: ServerResponse, response: FwResponse, kernel: Kernel, ms: number): void {
   // TLS (node:https) counts its queue in encrypted bytes that move only when a whole write is
   // done: there the socket's own timeout is the guard, as it was everywhere.
   const socket = res.socket ?? res.req.socket
   if ((socket as TLSSocket).encrypted === true || bytesTaken(socket) === null)
     return closeWhenIdle(res, response, kernel, ms)
+  if (res.destroyed || res.writableFinished) return
   let taken = -1
   let since = performance.now()
   const check = (): void => {
     const socket = res.socket
-    // Queued behind a pipelined response: not sending yet (that one's own check guards them).
-    if (socket === null || res.destroyed) return
+    if (socket === null || res.destroyed) return stop()
     const now = bytesTaken(socket)
     if (now === null) return
     if (now !== taken || res.writableLength === 0) {

@@ -7,7 +7,7 @@
  */
 import { readdir } from 'node:fs/promises'
 import { connect, type Socket } from 'node:net'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import type { FwRequest } from '../../../src/runtime/request/request.js'
 import { json, stream } from '../../../src/runtime/response.js'
 import { tempDir } from '../../support/compile.js'
@@ -141,5 +141,46 @@ describe('a stream of an upload the handler opened and never read', () => {
     expect(reply.status).toBe(200)
     expect(await until(async () => (await readdir(dir)).length === 0)).toBe(true)
     expect(await until(() => opened[0]!.destroyed)).toBe(true)
+  })
+})
+
+describe('small answers queued behind a pipelined one, when the client leaves', () => {
+  it('leave no timer behind (each kept its response and body for ever)', async () => {
+    const kernel = await bootKernel(
+      (r) => {
+        r.get('/slow', async () => {
+          await sleep(300)
+          return json({ slow: true })
+        })
+        r.get('/small', () => json({ small: true }))
+      },
+      { sendTimeoutMs: 60_000 },
+    )
+    const served = await serve(kernel)
+    servers.push(served)
+    // Intervals the server starts and never clears while this runs (it runs in this process).
+    const live = new Set<unknown>()
+    const { setInterval: set, clearInterval: clear } = globalThis
+    vi.spyOn(globalThis, 'setInterval').mockImplementation(((...args: Parameters<typeof set>) => {
+      const timer = set(...args)
+      live.add(timer)
+      return timer
+    }) as typeof set)
+    vi.spyOn(globalThis, 'clearInterval').mockImplementation((timer) => {
+      live.delete(timer)
+      clear(timer)
+    })
+    const socket: Socket = connect(served.port, '127.0.0.1', () =>
+      socket.write(
+        'GET /slow HTTP/1.1\r\nHost: x\r\n\r\n' +
+          'GET /small HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(50),
+      ),
+    )
+    socket.on('error', () => {})
+    await sleep(100)
+    socket.destroy()
+    await sleep(600)
+    vi.restoreAllMocks()
+    expect(live.size).toBe(0)
   })
 })
