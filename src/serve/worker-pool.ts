@@ -22,6 +22,9 @@ export const RELOADED = 'fw:routes-reloaded'
  * own code may exit with any code, having printed nothing.
  */
 export const REPORTED = 'fw:error-reported'
+/** How long after a worker's exit its IPC channel may take to say it closed. */
+const DISCONNECT_WAIT_MS = 500
+
 /** A worker that exits sooner than this after it was forked counts as a crash loop. */
 const QUICK_DEATH_MS = 10_000
 /** The longest wait before a replacement for a worker that keeps dying soon after its start. */
@@ -177,14 +180,23 @@ class WorkerPool implements Pool {
       if (message?.tag === REPORTED) this.#reported.add(worker)
     })
     // Handled once the IPC channel is closed too: it closes after its last message is read, so
-    // a worker's REPORTED is never read after its exit is handled.
+    // a worker's REPORTED is never read after its exit is handled. Node does not always say that
+    // it closed (a worker killed while connections were handed to it): then DISCONNECT_WAIT_MS
+    // after the exit, so that such a worker is still replaced (it never was, and a pool whose
+    // last worker went so ended the primary without a word).
     let exit: [number, string | null] | null = null
-    let disconnected = false
+    let settled = false
     const settle = (): void => {
-      if (exit !== null && disconnected) this.#exited(worker, born, ...exit)
+      if (settled || exit === null) return
+      settled = true
+      this.#exited(worker, born, ...exit)
     }
-    worker.on('exit', (code, signal) => ((exit = [code, signal]), settle()))
-    worker.on('disconnect', () => ((disconnected = true), settle()))
+    worker.on('exit', (code, signal) => {
+      exit = [code, signal]
+      if (!worker.isConnected()) return settle()
+      setTimeout(settle, DISCONNECT_WAIT_MS).unref()
+    })
+    worker.on('disconnect', settle)
   }
 
   // Resolves once `n` more workers listen; rejects if one exits first.
@@ -222,6 +234,8 @@ function terminate(worker: Worker): Promise<void> {
   const disconnected = new Promise<void>((done) => {
     worker.once('disconnect', () => done())
     if (!worker.isConnected()) done()
+    // As #fork: a channel Node never reports closed is taken as closed soon after the exit.
+    worker.once('exit', () => setTimeout(done, DISCONNECT_WAIT_MS).unref())
   })
   if (!worker.isDead()) worker.process.kill('SIGTERM')
   return Promise.all([exited, disconnected]).then(() => undefined)
