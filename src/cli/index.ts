@@ -55,13 +55,14 @@ export function createProgram(output: Output = stdio): Command {
 function registerHelpCommand(program: Command): void {
   program
     .helpCommand(false)
-    .command('help [command]')
+    .command('help [command...]')
     .description('display help for command')
-    .action((name?: string) => {
-      if (name === undefined) return program.help()
+    .action((names: string[]) => {
+      // `fw help route:cache build`: the help of the command named first, as commander's did.
+      const name = names[0]
+      if (name === undefined || name === 'help') return program.help()
       const command = program.commands.find((c) => c.name() === name || c.aliases().includes(name))
-      if (command === undefined || command.name() === 'help')
-        program.error(`error: unknown command '${name}'`)
+      if (command === undefined) program.error(`error: unknown command '${name}'`)
       command!.help()
     })
 }

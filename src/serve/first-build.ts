@@ -7,7 +7,7 @@ import type { BuildCacheResult } from '../compiler/index.js'
 import { FwError } from '../shared/errors.js'
 import type { ServeOptions } from './serve.js'
 import { listenForStop } from './shutdown.js'
-import { watchRoutes, type RouteWatcher } from './watch-routes.js'
+import { watchRoutes } from './watch-routes.js'
 
 // Errors no edit of the routes file or its imports fixes: the cache folder fw may not or cannot
 // write, a temp file it could not write, a --routes that names no readable file (a typo in the
@@ -29,7 +29,10 @@ function fixableByEdit(error: unknown): boolean {
 export async function firstBuild(options: ServeOptions): Promise<BuildCacheResult> {
   const { buildCache } = await import('../compiler/index.js')
   try {
-    return await buildCache({ routesFile: options.routes, cacheDir: options.cache })
+    return warned(
+      options,
+      await buildCache({ routesFile: options.routes, cacheDir: options.cache }),
+    )
   } catch (error) {
     if (!options.watch || !fixableByEdit(error)) throw error
     options.onError(error)
@@ -38,23 +41,20 @@ export async function firstBuild(options: ServeOptions): Promise<BuildCacheResul
 }
 
 function untilItBuilds(options: ServeOptions): Promise<BuildCacheResult> {
-  // Stopped while waiting (Ctrl-C, SIGTERM), with nothing to drain: it ends as a stop does, 0.
+  // Stopped while waiting (Ctrl-C, SIGTERM), with nothing to drain: it ends as a stop does, 0,
+  // at once (closing the watcher would wait for a build in progress, which may never end).
   const stop = listenForStop()
-  void stop.received.then(async () => {
-    await watcher.close()
-    process.exit(0)
-  })
-  let watcher: RouteWatcher
+  void stop.received.then(() => process.exit(0))
   return new Promise<BuildCacheResult>((resolve, reject) => {
     let built = false
     let watching = false
-    watcher = watchRoutes({
+    const watcher = watchRoutes({
       routesFile: options.routes,
       cacheDir: options.cache,
       // The watcher's own first build repeats the one that failed: an edit made since is built.
       onBuild: (result) => {
         built = true
-        watcher.close().then(() => resolve(result), reject)
+        watcher.close().then(() => resolve(warned(options, result)), reject)
       },
       onError: (error) => {
         if (!fixableByEdit(error)) return void watcher.close().then(() => reject(error), reject)
@@ -70,4 +70,10 @@ function untilItBuilds(options: ServeOptions): Promise<BuildCacheResult> {
       if (!built) options.warn(WAITING)
     }, reject)
   }).finally(() => stop.dispose())
+}
+
+/** `result`, its warning (older generations left behind) said first. */
+export function warned(options: ServeOptions, result: BuildCacheResult): BuildCacheResult {
+  if (result.warning !== undefined) options.warn(`warning ${result.warning}`)
+  return result
 }

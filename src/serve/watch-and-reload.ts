@@ -5,6 +5,7 @@ import type { Manifest } from '../shared/cache-format.js'
 import { count } from '../shared/count.js'
 import { escapeControls } from '../shared/escape-controls.js'
 import type { ServeOptions } from './serve.js'
+import { warned } from './first-build.js'
 import { watchRoutes, type RouteWatcher } from './watch-routes.js'
 
 /**
@@ -23,6 +24,7 @@ export function watchAndReload(
     routesFile: options.routes,
     cacheDir: options.cache,
     onBuild: async (result, changed) => {
+      warned(options, result)
       if (changed.length === 0 && sameSources(result.manifest, serving)) return
       await reload(result.register)
       const what =
