@@ -191,12 +191,13 @@ class WorkerPool implements Pool {
       settled = true
       this.#exited(worker, born, ...exit)
     }
+    let disconnected = false
     worker.on('exit', (code, signal) => {
       exit = [code, signal]
-      if (!worker.isConnected()) return settle()
+      if (disconnected) return settle()
       setTimeout(settle, DISCONNECT_WAIT_MS).unref()
     })
-    worker.on('disconnect', settle)
+    worker.on('disconnect', () => ((disconnected = true), settle()))
   }
 
   // Resolves once `n` more workers listen; rejects if one exits first.
