@@ -1,6 +1,7 @@
 /** Loggers: pino (JSON lines) by default, or a silent one for tests. */
 import { pino, stdSerializers, type DestinationStream } from 'pino'
 import { FwError } from '../shared/errors.js'
+import { isSecretName } from '../shared/secret-names.js'
 import type { Logger } from './types.js'
 
 /**
@@ -23,19 +24,12 @@ export function createLogger(
 /** A logger that drops everything. */
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} }
 
-// Fields whose values are credentials wherever they sit in a logged error: request and response
-// headers (an HttpError's Set-Cookie, an HTTP client error's config.headers.Authorization), body
-// fields, an app's own error properties. Names are compared lowercase without '-' and '_', whole
-// for the short or ambiguous ones, anywhere for password, secret and token (accessToken,
-// jwtSecret, password_hash, x-auth-token; a token_type is hidden too, which costs nothing).
-const SECRET_NAME =
-  /^(?:(?:proxy)?authorization|(?:set)?cookies?|passwd|pwd|(?:x)?apikey|privatekey|jwt|credentials?|sessionid|connectionstring|dsn)$|password|secret|token/
 // How deep into a logged error credentials are looked for (axios: err.response.request.res.headers
 // is 5). Deeper objects are not logged at all: what is not looked at is not shown.
 const SECRET_DEPTH = 8
 // Credentials inside text: a raw header block (axios keeps the request it sent as `_header`), a
 // bearer token, a JWT in a message ("invalid token eyJ…"), a body kept as text (axios'
-// config.data) with a JSON or form field; a header or field counts when SECRET_NAME takes its
+// config.data) with a JSON or form field; a header or field counts when isSecretName takes its
 // name, as an object key. Text can come from a client, so every pattern is linear: a match starts
 // only where a run of its characters starts (the lookbehinds), and text is cut at MAX_TEXT.
 const HEADER_LINE = /^([A-Za-z0-9-]{1,64})([ \t]*:).*$/gm
@@ -46,11 +40,8 @@ const JSON_FIELD = /"([^"\\]{1,64})"(\s*:\s*)"(?:[^"\\]|\\.)*"?/g
 const FORM_FIELD = /(?<![\w.-])([\w.-]{1,64})=[^&\s"]*/g
 const MAX_TEXT = 16 * 1024
 
-const isSecretName = (key: string): boolean =>
-  SECRET_NAME.test(key.toLowerCase().replace(/[-_]/g, ''))
-
 /**
- * pino's `err` serializer, made safe: credentials (SECRET_NAME fields, header lines, bearer
+ * pino's `err` serializer, made safe: credentials (fields isSecretName takes, header lines, bearer
  * tokens and JWTs in text) are `[Redacted]`, and an error it cannot read (frozen, a getter or
  * Proxy trap that throws) is described rather than lost with its log line. Runs only when an
  * error is logged.

@@ -5,8 +5,10 @@
  * masked, and so is the value of a query parameter that names a secret (`sslpassword=`).
  */
 
-// Query parameters whose values are credentials (libpq's sslpassword, a password=, an auth token).
-const SECRET_PARAM = /([?&](?:[^=&#]*(?:pass|secret|token|key|auth)[^=&#]*)=)[^&#]*/gi
+import { isSecretName } from './secret-names.js'
+
+// A query parameter: its name is read by isSecretName (libpq's sslpassword, an auth_token).
+const PARAM = /([?&])([^=&#]{1,64})=[^&#]*/g
 
 /**
  * @example
@@ -16,5 +18,7 @@ export function redactUrl(url: string): string {
   const at = url.lastIndexOf('@')
   const scheme = /^[a-z][a-z0-9+.-]*:(?:\/\/)?/i.exec(url)?.[0] ?? ''
   const masked = at === -1 ? url : `${scheme}***${url.slice(at)}`
-  return masked.replace(SECRET_PARAM, '$1***')
+  return masked.replace(PARAM, (param, lead: string, name: string) =>
+    isSecretName(name) ? `${lead}${name}=***` : param,
+  )
 }
