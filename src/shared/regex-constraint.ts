@@ -8,6 +8,7 @@ import {
   canConsume,
   canMatchSegment,
   NOT_SLASH,
+  SEGMENT_CHARS,
   type BacktrackingRisk,
 } from './regex-safety.js'
 import { topLevelAlternatives, unicodeModeEscape, type CharSet } from './regex-syntax.js'
@@ -185,7 +186,12 @@ function checkMatchesSegment(pattern: string, name: string, spec: string, source
       'can never match a segment: it needs a character a request path never holds as such (a space, a control or non-ASCII character arrives %-encoded: é is %C3%A9)',
       `Write the escapes into the regex ({${name}:caf%C3%A9}, %20 for a space), or take {${name}} and check the decoded value in the handler.`,
     ]
-  } else if (!canConsume(source, SLASH) && !canMatchSegment(source, true)) {
+  } else if (!canMatchSegment(source, false, SEGMENT_CHARS, true)) {
+    problem = [
+      'can never match a segment: its %-escapes are not in the form a constraint sees them in (two uppercase hex digits; letters, digits and "-._~" decoded: %c3%a9 arrives as %C3%A9, %41 as A)',
+      `Write each escape in uppercase and unreserved characters as themselves (caf%C3%A9, a-b), or take {${name}} and check the decoded value in the handler.`,
+    ]
+  } else if (!canConsume(source, SLASH) && !canMatchSegment(source, true, SEGMENT_CHARS, true)) {
     problem = [
       'can never match a segment: its "^" is tested against the whole path, where it only matches before the first "/"',
       several,

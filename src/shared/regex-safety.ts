@@ -65,15 +65,19 @@ export const NOT_SLASH: CharSet = [0, SLASH - 1, SLASH + 1, 0xffff]
 /**
  * Whether the regex matches some non-empty text of `alphabet` (a path segment's characters by
  * default). With `caretFails`, `^` never matches (tested in place on the path, a segment never
- * starts it).
+ * starts it). With `normalEscapes`, the text must also be in the normal form match() tests
+ * constraints on: every `%` starts an escape of two uppercase hex digits that is not an
+ * unreserved character (`%c3`, `%41` and `%2D` arrive as `%C3`, `A` and `-`).
  * @example
  * canMatchSegment('a/b', false) // false
  * canMatchSegment('caf\u00e9', false) // false: é arrives as %C3%A9
+ * canMatchSegment('caf%c3%a9', false, SEGMENT_CHARS, true) // false: it arrives as caf%C3%A9
  */
 export function canMatchSegment(
   source: string,
   caretFails: boolean,
   alphabet: CharSet = SEGMENT_CHARS,
+  normalEscapes = false,
 ): boolean {
   const automaton = new Automaton({ steps: 0 }, caretFails)
   let root: Fragment
@@ -83,16 +87,58 @@ export function canMatchSegment(
     if (error instanceof TooComplex) return true
     throw error
   }
-  const usable = (p: number): boolean => intersect(automaton.sets[p]!, alphabet).length > 0
-  const reached = new Set(root.first.filter(usable))
-  const queue = [...reached]
-  for (let p = queue.pop(); p !== undefined; p = queue.pop()) {
-    if (root.last.includes(p)) return true
-    for (const next of automaton.follow[p]!) {
-      if (usable(next) && !reached.has(next)) reached.add(next) && queue.push(next)
+  // A search of (position, escape state) pairs; without normalEscapes the state stays TEXT.
+  const steps = (p: number, state: number): number[] => {
+    const set = intersect(automaton.sets[p]!, alphabet)
+    if (!normalEscapes) return set.length > 0 ? [TEXT] : []
+    return escapeSteps(set, state)
+  }
+  const reached = new Set<number>()
+  const queue: [number, number][] = []
+  const visit = (p: number, state: number): void => {
+    for (const next of steps(p, state)) {
+      const key = p * ESCAPE_STATES + next
+      if (!reached.has(key)) reached.add(key) && queue.push([p, next])
     }
   }
+  for (const p of root.first) visit(p, TEXT)
+  for (let item = queue.pop(); item !== undefined; item = queue.pop()) {
+    const [p, state] = item
+    if (state === TEXT && root.last.includes(p)) return true
+    for (const next of automaton.follow[p]!) visit(next, state)
+  }
   return false
+}
+
+// Escape states of a normal-form segment: in text, after '%', after '%' and a first hex digit d
+// (AFTER_DIGIT + d).
+const TEXT = 0
+const AFTER_PERCENT = 1
+const AFTER_DIGIT = 2
+const ESCAPE_STATES = AFTER_DIGIT + 16
+const PERCENT = 0x25
+const HEX_DIGITS = '0123456789ABCDEF'
+const UNRESERVED_CHAR = /^[A-Za-z0-9\-._~]$/
+// After '%' and the first digit d: the second digits whose escape is no unreserved character.
+const SECOND_DIGITS: CharSet[] = [...HEX_DIGITS].map((first) =>
+  [...HEX_DIGITS]
+    .filter((second) => !UNRESERVED_CHAR.test(String.fromCharCode(parseInt(first + second, 16))))
+    .flatMap((c) => [c.charCodeAt(0), c.charCodeAt(0)]),
+)
+
+/** The escape states after reading one character of `set` in escape state `state`. */
+function escapeSteps(set: CharSet, state: number): number[] {
+  const has = (code: number): boolean => intersect(set, [code, code]).length > 0
+  if (state === TEXT) {
+    const out: number[] = []
+    if (intersect(set, [0, PERCENT - 1, PERCENT + 1, 0xffff]).length > 0) out.push(TEXT)
+    if (has(PERCENT)) out.push(AFTER_PERCENT)
+    return out
+  }
+  if (state === AFTER_PERCENT) {
+    return [...HEX_DIGITS].flatMap((c, d) => (has(c.charCodeAt(0)) ? [AFTER_DIGIT + d] : []))
+  }
+  return SECOND_DIGITS[state - AFTER_DIGIT]!.some((code) => has(code)) ? [TEXT] : []
 }
 
 /**
