@@ -284,10 +284,18 @@ function encodeHostLabel(routeName, name, type, source, text) {
 /**
  * A catch-all value: each '/'-separated piece encoded, the slashes kept. A slash at either end is
  * encoded (%2F, which the catch-all decodes back): a leading one would make an empty segment, so
- * at the root `//evil.com` (a URL to another site), and match() drops a trailing one.
+ * at the root `//evil.com` (a URL to another site), and match() drops a trailing one. So is a
+ * slash beside a '.' or '..' piece: `a/../b` as `a%2F..%2Fb` holds no dot-segment, which browsers
+ * and fetch remove even escaped (`a/%2E%2E/b` reached the server as `/b`). Only a whole value
+ * '.' or '..' is left one, escaped: HTTP clients send `%2E%2E` as it is, browsers do not.
  */
 function encodeRest(routeName, name, text) {
-  let out = text.split('/').map((piece) => dotSegment(encodeText(routeName, name, piece))).join('/')
+  const pieces = text.split('/').map((piece) => encodeText(routeName, name, piece))
+  let out = pieces[0]
+  for (let i = 1; i < pieces.length; i++) {
+    out += (isDotSegment(pieces[i - 1]) || isDotSegment(pieces[i]) ? '%2F' : '/') + pieces[i]
+  }
+  out = dotSegment(out)
   if (out.startsWith('/')) out = '%2F' + out.slice(1)
   if (out.endsWith('/')) out = out.slice(0, -1) + '%2F'
   return out
@@ -297,6 +305,10 @@ function encodeRest(routeName, name, text) {
 // it reaches the server, which decodes it back to the value (match() tests its normal form '..').
 function dotSegment(segment) {
   return segment === '.' ? '%2E' : segment === '..' ? '%2E%2E' : segment
+}
+
+function isDotSegment(segment) {
+  return segment === '.' || segment === '..'
 }
 
 /** encodeURIComponent, failing like any other invalid value (a lone surrogate is a URIError). */
