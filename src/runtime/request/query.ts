@@ -60,10 +60,39 @@ export function decodeComponent(text: string, strict = false): string {
     return decodeURIComponent(plain)
   } catch {
     // A malformed escape or bytes that are not UTF-8: each run of escapes is one byte sequence.
-    return plain.replace(/(%[\dA-F]{2})+/gi, (run) =>
-      utf8Text(Buffer.from(run.replaceAll('%', ''), 'hex')),
-    )
+    return decodeBytes(plain)
   }
+}
+
+/**
+ * The `%XX` escapes of `text` decoded over its UTF-8 bytes, a malformed one kept as it is; bytes
+ * that are not UTF-8 are a 400. The text is UTF-8 (utf8Text read it), so the whole is UTF-8
+ * exactly when each run of escapes is. One pass: a regex replace with a callback collects every
+ * match before its first call, so 250,000 runs in a 1 MiB form took ~100 ms to refuse.
+ */
+function decodeBytes(text: string): string {
+  const bytes = Buffer.from(text, 'utf8')
+  let length = 0
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!
+    if (c === 37 && i + 2 < bytes.length) {
+      const high = hexValue(bytes[i + 1]!)
+      const low = hexValue(bytes[i + 2]!)
+      if (high !== -1 && low !== -1) {
+        bytes[length++] = high * 16 + low
+        i += 2
+        continue
+      }
+    }
+    bytes[length++] = c
+  }
+  return utf8Text(bytes.subarray(0, length))
+}
+
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48
+  const lower = c | 32
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1
 }
 
 /**
