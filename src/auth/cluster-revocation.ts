@@ -42,8 +42,8 @@ export class ClusterRevocationList implements RevocationList {
     })
   }
 
-  revoke(jti: string, expiresAt: number): Promise<boolean> {
-    return this.#ask({ op: 'revoke', jti, expiresAt })
+  revoke(jti: string, expiresAt: number, subject?: string): Promise<boolean> {
+    return this.#ask({ op: 'revoke', jti, expiresAt, subject })
   }
 
   isRevoked(jti: string): Promise<boolean> {
@@ -81,7 +81,10 @@ export function setupRevocationPrimary(
     if (typeof jti !== 'string') return undefined
     if (op === 'isRevoked') return list.isRevoked(jti)
     const expiresAt = Number(request.expiresAt)
-    return op === 'revoke' && Number.isFinite(expiresAt) ? list.revoke(jti, expiresAt) : undefined
+    const subject = typeof request.subject === 'string' ? request.subject : undefined
+    return op === 'revoke' && Number.isFinite(expiresAt)
+      ? list.revoke(jti, expiresAt, subject)
+      : undefined
   })
   // Workers forked from here on inherit it: their defaultAuth() then asks this primary.
   process.env[REVOCATION_PRIMARY_ENV] = '1'

@@ -41,18 +41,18 @@ export class DurableRevocationList implements RevocationList {
     this.#now = options.now ?? Date.now
   }
 
-  async revoke(jti: string, expiresAt: number): Promise<boolean> {
+  async revoke(jti: string, expiresAt: number, subject?: string): Promise<boolean> {
     if (this.#isEarlier(await this.#loadEarlier(), jti)) return false
     const store = await this.#store()
     if (store === undefined || expiresAt * 1000 <= this.#now())
-      return this.#inner.revoke(jti, expiresAt)
+      return this.#inner.revoke(jti, expiresAt, subject)
     // The database first, and its insert is the test-and-set: a write that fails (a 503) leaves
     // the token as it was, so the client's retry revokes it for good. Revoked in memory first, it
     // was refused at once (the retried logout a 401, the retried refresh a 400) but never written,
     // and a restart brought it back.
     await this.#purge(store)
     const revoked = await store.insert(jti.toLowerCase(), expiresAt)
-    await this.#inner.revoke(jti, expiresAt)
+    await this.#inner.revoke(jti, expiresAt, subject)
     return revoked
   }
 

@@ -165,7 +165,9 @@ async function logout(auth: Auth, request: FwRequest): Promise<FwResponse> {
   // session's access tokens), the token made that retry a 401, and the session outlived it.
   if (typeof refreshToken === 'string' && typeof userId === 'number')
     await storeCall(async () => (await auth.refreshTokens()).revoke(refreshToken, userId, jti))
-  await revocationCall(async () => (await auth.tokenRevocations()).revoke(jti, payload.exp))
+  await revocationCall(async () =>
+    (await auth.tokenRevocations()).revoke(jti, payload.exp, String(payload.sub)),
+  )
   return noContent()
 }
 
@@ -240,7 +242,9 @@ async function refreshable(
     // Test-and-set: of concurrent refreshes of one token, one wins; a revoked token gets none.
     const jti = payload.jti
     if (
-      !(await revocationCall(async () => (await auth.tokenRevocations()).revoke(jti, payload.exp)))
+      !(await revocationCall(async () =>
+        (await auth.tokenRevocations()).revoke(jti, payload.exp, String(payload.sub)),
+      ))
     )
       return null
     return { userId, jti, ...(lifetime === undefined ? {} : { lifetime }) }

@@ -14,8 +14,9 @@ export interface RevocationList {
   /**
    * Blacklists `jti` until `expiresAt` (Unix seconds). Resolves true when this call revoked it,
    * false when it already was (an atomic test-and-set: of concurrent calls, one gets true).
+   * `subject`, the token's `sub`, lets a bounded list give each user a share of its room.
    */
-  revoke(jti: string, expiresAt: number): Promise<boolean>
+  revoke(jti: string, expiresAt: number, subject?: string): Promise<boolean>
   isRevoked(jti: string): Promise<boolean>
   close?(): Promise<void>
 }
@@ -28,17 +29,30 @@ function keyOf(jti: string): string {
 export interface MemoryRevocationOptions {
   /** Unexpired entries kept at most (more revocations are refused). Default 100 000 (~10 MB). */
   maxEntries?: number | undefined
+  /**
+   * Unexpired entries of one subject (a user id, when the caller names it) kept at most; more of
+   * its revocations are refused. Default a hundredth of maxEntries (1 000).
+   */
+  maxPerSubject?: number | undefined
   now?: (() => number) | undefined
 }
 
 /** A revocation that would not fit: callers answer 503, as for a store that is down. */
 export class RevocationListFullError extends Error {
-  constructor(max: number) {
+  constructor(max: number, subject?: string) {
     super(
-      `The in-memory revocation list holds ${max} unexpired tokens and takes no more; set REDIS_URL for a shared, larger one`,
+      subject === undefined
+        ? `The in-memory revocation list holds ${max} unexpired tokens and takes no more; set REDIS_URL for a shared, larger one`
+        : `The in-memory revocation list holds ${max} unexpired tokens of subject ${JSON.stringify(subject)}, its share, and takes no more of them until they expire`,
     )
     this.name = 'RevocationListFullError'
   }
+}
+
+interface Revoked {
+  /** When the token expires (ms since the epoch); the entry goes then. */
+  until: number
+  subject: string | undefined
 }
 
 /**
@@ -46,16 +60,26 @@ export class RevocationListFullError extends Error {
  * new one (RevocationListFullError) rather than forget a token that is still live: tokens of
  * different lifetimes share the list, so the oldest entry is not the next to expire, and a
  * forgotten entry would make a logged-out token work again.
+ *
+ * Each subject named by the caller gets a share (maxPerSubject): one account looping refresh or
+ * login and logout revokes a token per request, and filled the whole list in minutes, after which
+ * every user's logout and refresh answered 503 for as long as it kept going. Now only its own do.
  * @example
  * const revocations = new MemoryRevocationList({ maxEntries: 10_000 })
  */
 export class MemoryRevocationList implements RevocationList {
-  readonly #entries = new Map<string, number>()
+  readonly #entries = new Map<string, Revoked>()
+  /** The keys of each subject's entries. */
+  readonly #bySubject = new Map<string, Set<string>>()
   readonly #max: number
+  readonly #maxPerSubject: number
   readonly #now: () => number
+  /** When a full list last looked for expired entries (a pass over all of them, so once a second). */
+  #sweptAt = -Infinity
 
   constructor(options: MemoryRevocationOptions = {}) {
     this.#max = options.maxEntries ?? 100_000
+    this.#maxPerSubject = options.maxPerSubject ?? Math.max(1, Math.floor(this.#max / 100))
     this.#now = options.now ?? Date.now
   }
 
@@ -63,14 +87,26 @@ export class MemoryRevocationList implements RevocationList {
     return this.#entries.size
   }
 
-  async revoke(jti: string, expiresAt: number): Promise<boolean> {
+  async revoke(jti: string, expiresAt: number, subject?: string): Promise<boolean> {
     const until = expiresAt * 1000
-    if (until <= this.#now()) return true
+    const now = this.#now()
+    if (until <= now) return true
     // No await between the test and the set: concurrent calls cannot both see "not revoked".
-    if (this.#has(keyOf(jti))) return false
-    if (this.#entries.size >= this.#max) this.#dropExpired()
+    const key = keyOf(jti)
+    if (this.#has(key)) return false
+    const own = subject === undefined ? undefined : this.#bySubject.get(subject)
+    if (own !== undefined && own.size >= this.#maxPerSubject) {
+      for (const other of own) this.#has(other) // drops the expired ones
+      if (own.size >= this.#maxPerSubject)
+        throw new RevocationListFullError(this.#maxPerSubject, subject)
+    }
+    if (this.#entries.size >= this.#max && now - this.#sweptAt >= 1000) this.#dropExpired(now)
     if (this.#entries.size >= this.#max) throw new RevocationListFullError(this.#max)
-    this.#entries.set(keyOf(jti), until)
+    this.#entries.set(key, { until, subject })
+    if (subject !== undefined) {
+      if (own === undefined || own.size === 0) this.#bySubject.set(subject, new Set([key]))
+      else own.add(key)
+    }
     return true
   }
 
@@ -79,16 +115,24 @@ export class MemoryRevocationList implements RevocationList {
   }
 
   #has(key: string): boolean {
-    const until = this.#entries.get(key)
-    if (until === undefined) return false
-    if (until > this.#now()) return true
-    this.#entries.delete(key)
+    const entry = this.#entries.get(key)
+    if (entry === undefined) return false
+    if (entry.until > this.#now()) return true
+    this.#delete(key, entry)
     return false
   }
 
-  #dropExpired(): void {
-    const now = this.#now()
-    for (const [key, until] of this.#entries) if (until <= now) this.#entries.delete(key)
+  #delete(key: string, entry: Revoked): void {
+    this.#entries.delete(key)
+    if (entry.subject === undefined) return
+    const own = this.#bySubject.get(entry.subject)
+    own?.delete(key)
+    if (own?.size === 0) this.#bySubject.delete(entry.subject)
+  }
+
+  #dropExpired(now: number): void {
+    this.#sweptAt = now
+    for (const [key, entry] of this.#entries) if (entry.until <= now) this.#delete(key, entry)
   }
 }
 

@@ -28,7 +28,7 @@ const list = new ClusterRevocationList({ timeoutMs: Number(process.env.TIMEOUT_M
 // An Auth with no revocation source, as fw serve's workers have without REDIS_URL.
 const auth = createAuth({ secret: 'a-test-secret-of-at-least-32-bytes!!' })
 const calls = {
-  revoke: (jti, exp) => list.revoke(jti, exp),
+  revoke: (jti, exp, subject) => list.revoke(jti, exp, subject),
   isRevoked: (jti) => list.isRevoked(jti),
   authKind: async () => (await auth.revocations()).constructor.name,
   authRevoke: async (jti, exp) => (await auth.revocations()).revoke(jti, exp),
@@ -87,9 +87,9 @@ const inSeconds = (seconds: number): number => Math.floor(clock / 1000) + second
 
 /** The primary's list refuses the jti 'refused', as a full one would. */
 class RefusingList extends MemoryRevocationList {
-  override async revoke(jti: string, expiresAt: number): Promise<boolean> {
+  override async revoke(jti: string, expiresAt: number, subject?: string): Promise<boolean> {
     if (jti === 'refused') throw new Error('no room')
-    return super.revoke(jti, expiresAt)
+    return super.revoke(jti, expiresAt, subject)
   }
 }
 
@@ -112,7 +112,9 @@ beforeAll(async () => {
     logLevel: 'error',
   })
   cluster.setupPrimary({ exec: script, execArgv: [] })
-  stop = setupRevocationPrimary({ list: new RefusingList({ now: () => clock }) })
+  stop = setupRevocationPrimary({
+    list: new RefusingList({ maxPerSubject: 2, now: () => clock }),
+  })
   ;[a, b] = await Promise.all([fork(), fork()])
 })
 
@@ -164,6 +166,14 @@ describe('ClusterRevocationList across node:cluster workers', () => {
     await expect(a.call('revoke', 'refused', inSeconds(60))).rejects.toThrow(
       'The primary failed a revocation call: no room',
     )
+  })
+
+  it("counts a subject's revocations from every worker against its one share", async () => {
+    expect(await a.call('revoke', 'share-1', inSeconds(60), '7')).toBe(true)
+    expect(await b.call('revoke', 'share-2', inSeconds(60), '7')).toBe(true)
+    await expect(a.call('revoke', 'share-3', inSeconds(60), '7')).rejects.toThrow(/subject "7"/)
+    expect(await b.call('revoke', 'share-4', inSeconds(60), '8')).toBe(true)
+    expect(await a.call('isRevoked', 'share-3')).toBe(false)
   })
 
   it('is what an Auth without a revocation source uses in a worker whose primary answers', async () => {
