@@ -139,6 +139,11 @@ export class MemoryRevocationList implements RevocationList {
 export interface RedisRevocationOptions {
   /** Prefix of the keys. Default 'fw:revoked:'. */
   prefix?: string | undefined
+  /**
+   * A check or revocation slower than this fails (a 503), also on a connection made with
+   * ioredis's defaults, which wait for ever on a Redis that stops answering. Default 1000 ms.
+   */
+  commandTimeoutMs?: number | undefined
   now?: (() => number) | undefined
 }
 
@@ -150,28 +155,47 @@ export interface RedisRevocationOptions {
 export class RedisRevocationList implements RevocationList {
   readonly #redis: Redis
   readonly #prefix: string
+  readonly #limitMs: number
   readonly #now: () => number
 
   constructor(redis: Redis, options: RedisRevocationOptions = {}) {
     this.#redis = redis
     this.#prefix = options.prefix ?? 'fw:revoked:'
+    this.#limitMs = options.commandTimeoutMs ?? 1000
     this.#now = options.now ?? Date.now
   }
 
   async revoke(jti: string, expiresAt: number): Promise<boolean> {
     const seconds = Math.ceil(expiresAt - this.#now() / 1000)
     if (seconds <= 0) return true
-    return (await this.#redis.set(this.#prefix + keyOf(jti), '1', 'EX', seconds, 'NX')) === 'OK'
+    const key = this.#prefix + keyOf(jti)
+    return (await this.#bounded(this.#redis.set(key, '1', 'EX', seconds, 'NX'))) === 'OK'
   }
 
   async isRevoked(jti: string): Promise<boolean> {
-    return (await this.#redis.exists(this.#prefix + keyOf(jti))) === 1
+    return (await this.#bounded(this.#redis.exists(this.#prefix + keyOf(jti)))) === 1
   }
 
   async close(): Promise<void> {
     if (this.#redis.status !== 'ready') this.#redis.disconnect()
     // A Redis that stops answering fails QUIT too: the connection is closed all the same.
-    else await this.#redis.quit().catch(() => this.#redis.disconnect())
+    else await this.#bounded(this.#redis.quit()).catch(() => this.#redis.disconnect())
+  }
+
+  /**
+   * `work`, or a rejection once it has taken longer than the time limit: a connection given with
+   * ioredis's defaults (no command timeout) held every authenticated request while Redis was silent.
+   */
+  #bounded<T>(work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`Redis did not answer within ${this.#limitMs} ms`)),
+        this.#limitMs,
+      )
+      timer.unref()
+    })
+    return Promise.race([work, expired]).finally(() => clearTimeout(timer))
   }
 }
 

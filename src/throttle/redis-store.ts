@@ -125,7 +125,7 @@ export class RedisStore implements ThrottleStore {
   }
 
   async release(key: string, _rule: ThrottleRule, stamp: number): Promise<void> {
-    await this.#bounded(this.client.lrem(this.#prefix + key, 1, String(stamp)))
+    await this.#bounded(() => this.client.lrem(this.#prefix + key, 1, String(stamp)))
   }
 
   /** Closes the connection the store opened (not one passed in as `client`). */
@@ -137,7 +137,7 @@ export class RedisStore implements ThrottleStore {
   }
 
   #run(script: string, sha: string, key: string, rule: ThrottleRule): Promise<unknown> {
-    return this.#bounded(this.#evaluate(script, sha, key, rule))
+    return this.#bounded(() => this.#evaluate(script, sha, key, rule))
   }
 
   async #evaluate(script: string, sha: string, key: string, rule: ThrottleRule): Promise<unknown> {
@@ -150,9 +150,17 @@ export class RedisStore implements ThrottleStore {
   }
 
   /** `work`, or a rejection once it has taken longer than the store's own time limit. */
-  #bounded<T>(work: Promise<T>): Promise<T> {
+  #bounded<T>(start: () => Promise<T>): Promise<T> {
     const limitMs = this.#limitMs
-    if (limitMs === null) return work
+    if (limitMs === null) return start()
+    // A connection passed in queues commands while it is down (ioredis's offline queue) and sends
+    // them when Redis is back: the checks that failed open during an outage were counted then,
+    // and filled their clients' windows (429s for a whole window after the outage). Refused at
+    // once instead, as on our own connection; 'wait' is a lazy connection the command opens.
+    const status = this.client.status
+    if (status !== 'ready' && status !== 'wait')
+      return Promise.reject(new Error(`Redis connection is ${status}`))
+    const work = start()
     let timer: NodeJS.Timeout | undefined
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`Command timed out after ${limitMs} ms`)), limitMs)

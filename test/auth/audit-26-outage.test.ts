@@ -1,0 +1,138 @@
+/**
+ * Regressions of the twenty-sixth audit (backing services that fail), with real PostgreSQL behind
+ * a TCP proxy that can stop forwarding and cut every connection: a connection lost while a
+ * transaction held it (a refresh-token rotation, the first-use migration) emitted 'error' on a
+ * pool client nobody listened to, an uncaught exception that stopped the whole server; and a
+ * transaction whose query timed out waited for its ROLLBACK to time out too (30 s, not 15). And
+ * a RedisRevocationList on a connection made with ioredis's defaults (its documented example)
+ * held every authenticated request for as long as Redis stayed silent.
+ */
+import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net'
+import { Redis } from 'ioredis'
+import { afterAll, describe, expect, it } from 'vitest'
+import { RedisRevocationList } from '../../src/auth/revocation.js'
+import { openPostgres } from '../../src/auth/stores/postgres.js'
+import { pgTables, POSTGRES_URL, reachable, REDIS_URL } from './support.js'
+
+const [pgUp, redisUp] = await Promise.all([reachable(POSTGRES_URL), reachable(REDIS_URL)])
+const tables = pgTables('audit26')
+
+afterAll(() => tables.drop())
+
+interface Proxy {
+  url: string
+  /** Stop forwarding on the open connections (the database went silent). */
+  silence(): void
+  /** Reset every open connection (the database restarted, a failover). */
+  cut(): void
+  close(): Promise<void>
+}
+
+async function startProxy(target: string): Promise<Proxy> {
+  const { hostname, port } = new URL(target)
+  const sockets = new Set<Socket>()
+  let silent = false
+  const server = createServer((client) => {
+    const upstream = createConnection({ host: hostname, port: Number(port) })
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      sockets.add(from)
+      from.on('error', () => {})
+      from.on('close', () => to.destroy())
+      from.on('data', (chunk) => silent || to.write(chunk))
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const url = new URL(target)
+  url.host = `127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    url: url.toString(),
+    silence: () => (silent = true),
+    cut: () => {
+      for (const socket of sockets) socket.destroy()
+      sockets.clear()
+      silent = false
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  }
+}
+
+describe.runIf(pgUp)('PostgreSQL connections lost during a transaction', () => {
+  it('fails the rotation (a 503) and keeps the process running; the pool recovers', async () => {
+    const proxy = await startProxy(POSTGRES_URL)
+    const db = await openPostgres(proxy.url, { tablePrefix: tables.next() })
+    const uncaught: unknown[] = []
+    const onUncaught = (error: unknown): number => uncaught.push(error)
+    process.on('uncaughtException', onUncaught)
+    try {
+      proxy.silence()
+      const rotation = db.refreshTokens.rotate(
+        'a'.repeat(64),
+        { tokenHash: 'b'.repeat(64), expiresAt: '2999-01-01 00:00:00' },
+        '2000-01-01 00:00:00',
+      )
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      proxy.cut()
+      await expect(rotation).rejects.toThrow(/Connection terminated/)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(uncaught).toEqual([])
+      // The database is back: the next call gets a fresh connection.
+      await expect(db.users.findByEmail('nobody@example.com')).resolves.toBeNull()
+    } finally {
+      process.off('uncaughtException', onUncaught)
+      await db.close()
+      await proxy.close()
+    }
+  })
+
+  it('answers a transaction on a silent database after one query timeout, not two', async () => {
+    const proxy = await startProxy(POSTGRES_URL)
+    const db = await openPostgres(proxy.url, { tablePrefix: tables.next(), queryTimeoutMs: 2000 })
+    try {
+      proxy.silence()
+      const started = Date.now()
+      await expect(
+        db.refreshTokens.rotate(
+          'a'.repeat(64),
+          { tokenHash: 'b'.repeat(64), expiresAt: '2999-01-01 00:00:00' },
+          '2000-01-01 00:00:00',
+        ),
+      ).rejects.toThrow(/timeout/)
+      // Before: the timed-out query's 2 s, then ROLLBACK's own 2 s (queued behind the query the
+      // connection still waits on) before the call failed.
+      expect(Date.now() - started).toBeLessThan(3500)
+      proxy.cut()
+      await expect(db.users.findByEmail('nobody@example.com')).resolves.toBeNull()
+    } finally {
+      await db.close()
+      await proxy.close()
+    }
+  })
+})
+
+describe.runIf(redisUp)('a RedisRevocationList on a connection of your own, Redis silent', () => {
+  it('fails a check within its time limit (a 503), and works again when Redis answers', async () => {
+    const proxy = await startProxy(REDIS_URL)
+    const redis = new Redis(proxy.url)
+    redis.on('error', () => {})
+    const list = new RedisRevocationList(redis, {
+      prefix: `fw:test:audit26:${Date.now()}:`,
+      commandTimeoutMs: 300,
+    })
+    try {
+      expect(await list.isRevoked('a1')).toBe(false)
+      proxy.silence()
+      // Before: pending for as long as Redis stayed silent.
+      await expect(list.isRevoked('a1')).rejects.toThrow(/did not answer within 300 ms/)
+      await expect(list.revoke('a1', Math.floor(Date.now() / 1000) + 60)).rejects.toThrow()
+      proxy.cut()
+      // (The timed-out revocation may land once ioredis reconnects: a1 is either; b2 is not.)
+      await expect(list.isRevoked('b2')).resolves.toBe(false)
+    } finally {
+      await list.close()
+      await proxy.close()
+    }
+  })
+})

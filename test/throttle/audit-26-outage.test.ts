@@ -1,0 +1,106 @@
+/**
+ * Regressions of the twenty-sixth audit (backing services that fail), with real Redis behind a
+ * TCP proxy that can refuse connections and come back: on a connection passed in
+ * (`createRedisStore({ client })`, ioredis's defaults), the checks that failed open during an
+ * outage waited in the offline queue and were counted when Redis came back, so every client that
+ * made requests during the outage was refused for a whole window after it.
+ */
+import { randomUUID } from 'node:crypto'
+import {
+  createConnection,
+  createServer,
+  type AddressInfo,
+  type Server,
+  type Socket,
+} from 'node:net'
+import { Redis } from 'ioredis'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createRedisStore } from '../../src/throttle/store-from-env.js'
+import { deleteKeys, REDIS_URL, RUN_REDIS_TESTS } from './support.js'
+
+const PREFIX = `fw:test:audit26:${randomUUID()}:`
+
+afterAll(async () => {
+  if (RUN_REDIS_TESTS) await deleteKeys(REDIS_URL, PREFIX)
+})
+
+interface Proxy {
+  port: number
+  /** Close the port and reset every connection (Redis is down). */
+  down(): Promise<void>
+  /** Listen again (Redis is back). */
+  up(): Promise<void>
+}
+
+async function startProxy(target: string): Promise<Proxy> {
+  const { hostname, port: targetPort } = new URL(target)
+  const sockets = new Set<Socket>()
+  let server: Server | null = null
+  let port = 0
+  const up = async (): Promise<void> => {
+    server = createServer((client) => {
+      const upstream = createConnection({ host: hostname, port: Number(targetPort) })
+      for (const [from, to] of [
+        [client, upstream],
+        [upstream, client],
+      ] as const) {
+        sockets.add(from)
+        from.on('error', () => {})
+        from.on('close', () => to.destroy())
+        from.pipe(to)
+      }
+    })
+    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve))
+    port = (server.address() as AddressInfo).port
+  }
+  await up()
+  return {
+    get port() {
+      return port
+    },
+    down: async () => {
+      const closed = new Promise((resolve) => server!.close(resolve))
+      for (const socket of sockets) socket.destroy()
+      sockets.clear()
+      await closed
+    },
+    up,
+  }
+}
+
+const until = async (condition: () => boolean): Promise<void> => {
+  for (let i = 0; i < 100 && !condition(); i++) await new Promise((r) => setTimeout(r, 20))
+  expect(condition()).toBe(true)
+}
+
+describe.runIf(RUN_REDIS_TESTS)('a Redis outage on a connection passed in', () => {
+  it('fails the checks at once and counts none of them when Redis is back', async () => {
+    const proxy = await startProxy(REDIS_URL)
+    const url = new URL(REDIS_URL)
+    const client = new Redis({
+      host: '127.0.0.1',
+      port: proxy.port,
+      db: Number(url.pathname.slice(1) || 0),
+    })
+    client.on('error', () => {})
+    try {
+      const store = await createRedisStore({ client, prefix: PREFIX })
+      const rule = { max: 3, windowMs: 60_000 }
+      expect((await store.hit('k', rule)).allowed).toBe(true)
+      await proxy.down()
+      await until(() => client.status !== 'ready')
+      const started = Date.now()
+      for (let i = 0; i < 5; i++) await expect(store.hit('k', rule)).rejects.toThrow()
+      // Before: each check waited the store's 500 ms in ioredis's offline queue (2.5 s in all).
+      expect(Date.now() - started).toBeLessThan(2000)
+      await proxy.up()
+      await until(() => client.status === 'ready')
+      await new Promise((r) => setTimeout(r, 100))
+      // Before: the 5 queued checks were sent on reconnect and filled the window (3 of 3).
+      expect(await client.llen(`${PREFIX}k`)).toBe(1)
+      expect((await store.hit('k', rule)).allowed).toBe(true)
+    } finally {
+      client.disconnect()
+    }
+  })
+})
