@@ -5,7 +5,7 @@
  * JSON `{ error, code, request_id? }` by default, RFC 9457 problem+json, or text/plain.
  */
 import { STATUS_CODES } from 'node:http'
-import { HttpError, type HeaderMap } from './http-error.js'
+import { describeStatus, HttpError, type HeaderMap } from './http-error.js'
 import { FwResponse } from './response.js'
 import { logRepeating } from './log-repeats.js'
 import type { Logger } from './types.js'
@@ -67,7 +67,7 @@ export function toHttpError(thrown: unknown, context: ErrorContext): HttpError {
     // As Express's finalhandler does, it is a 500, and the log says why.
     context.log.error(
       fields,
-      `An HttpError has status ${String(thrown.status)}, not an error status (400-599)`,
+      `An HttpError has status ${describeStatus(thrown.status)}, not an error status (400-599)`,
     )
     return new HttpError(500, { cause: thrown })
   }

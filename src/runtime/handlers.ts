@@ -5,7 +5,7 @@
 import { Readable } from 'node:stream'
 import type { HandlerRef } from '../shared/route-record.js'
 import type { Container } from './container.js'
-import { HttpError, type HeaderMap } from './http-error.js'
+import type { HeaderMap } from './http-error.js'
 import { create, FwResponse, json, noContent, stream } from './response.js'
 import { isAsyncIterable } from './response-body.js'
 import type { FwRequest } from './request/request.js'
@@ -83,8 +83,9 @@ export function resolveHandler(
 
 /**
  * What a handler returned, as a response: responses as they are (a web `Response` with its
- * status, headers and body), data as JSON, nothing as 204, a Node or web stream or an async
- * iterable streamed; a function or a symbol is a TypeError (a 500).
+ * status, headers and body), data as JSON, nothing as 204, binary data as bytes, a Node or web
+ * stream or an async iterable streamed; an error is thrown, a function or a symbol is a
+ * TypeError (a 500).
  * Other objects (a Map, a class instance) are JSON as `JSON.stringify` makes it, as in Fastify.
  */
 export function toResponse(result: unknown): FwResponse {
@@ -106,23 +107,47 @@ function isPlainData(result: unknown): boolean {
 
 /** `toResponse` for anything but a response or plain data. */
 function otherResponse(result: unknown): FwResponse {
-  // Returning an HttpError instead of throwing it is an easy slip: answer it the same way.
-  if (result instanceof HttpError) throw result
+  // Returning an error instead of throwing it is an easy slip: answer it the same way (an
+  // HttpError with its status, any other a 500, as Fastify does), not as `{}`, a 200 hiding it.
+  if (result instanceof Error) throw result
   if (result === undefined || result === null) return noContent()
   if (typeof result === 'string') return create(result)
-  if (result instanceof Uint8Array)
-    return create(result, 200, { 'content-type': 'application/octet-stream' })
+  const bytes = asBytes(result)
+  if (bytes !== null) return create(bytes, 200, { 'content-type': 'application/octet-stream' })
   if (result instanceof Readable || result instanceof ReadableStream) return stream(result)
-  if (result instanceof Response) return fromWebResponse(result)
+  if (result instanceof Response || isOtherFetchResponse(result)) return fromWebResponse(result)
   // A function (a handler factory not called) or a symbol has no JSON: JSON.stringify would
   // make it `null`, a 200 that hides the slip.
   if (typeof result === 'function' || typeof result === 'symbol')
     throw new TypeError(`The handler returned a ${typeof result} instead of a response`)
+  // A Blob (`await response.blob()`, a File) is its bytes, of its type; its JSON was `{}`.
+  if (result instanceof Blob)
+    return stream(result.stream(), 200, {
+      'content-type': result.type || 'application/octet-stream',
+      'content-length': String(result.size),
+    })
+  // A generator (`function*`) is no async iterable: its JSON was `{}`, a 200 that hid the slip.
+  if (Object.prototype.toString.call(result) === '[object Generator]')
+    throw new TypeError(
+      'The handler returned a generator: make it an async generator (async function*) to stream what it yields',
+    )
   // An async generator streams what it yields (its JSON would be `{}`); an object that says
   // how it is JSON (`toJSON`) stays JSON.
   if (isAsyncIterable(result) && typeof (result as { toJSON?: unknown }).toJSON !== 'function')
     return stream(result)
   return json(result)
+}
+
+/**
+ * `value` as bytes when it is binary data: a Uint8Array (a Buffer), another typed array, a
+ * DataView or an ArrayBuffer (`await response.arrayBuffer()`), whose JSON was `{}` or an object
+ * of numbers by index.
+ */
+function asBytes(value: unknown): Uint8Array | null {
+  if (value instanceof Uint8Array) return value
+  if (ArrayBuffer.isView(value))
+    return new Uint8Array(value.buffer, value.byteOffset, value.byteLength)
+  return value instanceof ArrayBuffer ? new Uint8Array(value) : null
 }
 
 type WebStream = Parameters<typeof Readable.fromWeb>[0]
@@ -150,10 +175,36 @@ function fromWebResponse(response: Response): FwResponse {
     headers[name] = value
   })
   // Joined with ", " by forEach, which would break cookies whose Expires has a comma.
-  const cookies = response.headers.getSetCookie()
+  const cookies = setCookies(response.headers)
   if (cookies.length > 0) headers['set-cookie'] = cookies
-  const body = response.body === null ? null : Readable.fromWeb(response.body as WebStream)
+  const source: unknown = response.body
+  // node-fetch's body is a Node stream already.
+  const body =
+    source === null || source === undefined
+      ? null
+      : source instanceof Readable
+        ? source
+        : Readable.fromWeb(source as WebStream)
   return new FwResponse(response.status, headers, body)
+}
+
+/**
+ * Whether `value` is a fetch `Response` of another implementation: the `undici` package's own
+ * `fetch()` (not the copy Node bundles), or node-fetch. Not `instanceof` the global class, it
+ * was JSON, `{}`: a 200 that lost the upstream's status, headers and body.
+ */
+function isOtherFetchResponse(value: unknown): value is Response {
+  return (
+    Object.prototype.toString.call(value) === '[object Response]' &&
+    typeof (value as { headers?: { forEach?: unknown } }).headers?.forEach === 'function'
+  )
+}
+
+/** The Set-Cookie fields of `headers`, one each (node-fetch's Headers list them with `raw()`). */
+function setCookies(headers: Headers): string[] {
+  if (typeof headers.getSetCookie === 'function') return headers.getSetCookie()
+  const raw = (headers as { raw?: () => Record<string, string[] | undefined> }).raw
+  return typeof raw === 'function' ? (raw.call(headers)['set-cookie'] ?? []) : []
 }
 
 /** The lowercase field names a Connection header lists. */

@@ -37,7 +37,8 @@ export class HttpError extends Error {
     )
     this.name = 'HttpError'
     this.status = status
-    this.headers = options.headers ?? {}
+    this.headers = headerFields(options.headers)
+    checkFields(options.body, 'body')
     this.expose = options.expose ?? status < 500
     this.body = options.body as Record<string, unknown> | undefined
   }
@@ -46,6 +47,41 @@ export class HttpError extends Error {
   get publicMessage(): string {
     return this.expose ? this.message : (STATUS_CODES[this.status] ?? 'Error')
   }
+}
+
+/**
+ * The `headers` option as a map: a `Headers` or a `Map` (an upstream's headers) by its entries,
+ * which were dropped without a word; a string or a list is a TypeError (each character or index
+ * became a header line, `0: o`).
+ */
+function headerFields(value: unknown): HeaderMap {
+  if (value === undefined || value === null) return {}
+  if (value instanceof Headers || value instanceof Map)
+    return Object.fromEntries(value as Map<string, string>)
+  checkFields(value, 'headers')
+  return value as HeaderMap
+}
+
+/** Refuses an option that is no object of names and values (a string, a list, a Map). */
+function checkFields(value: unknown, option: 'headers' | 'body'): void {
+  if (value === undefined || value === null) return
+  const listed = typeof value === 'object' && (Array.isArray(value) || Symbol.iterator in value)
+  if (typeof value !== 'object' || listed) {
+    const kind = listed ? 'a list or a Map (Object.fromEntries() makes one)' : `a ${typeof value}`
+    throw new TypeError(`HttpError ${option} must be an object of names and values, not ${kind}`)
+  }
+}
+
+/**
+ * A status as a log line names it: `'404'` (a string) or `404.5` is no status, and "status 404"
+ * alone read as a valid one.
+ * @example
+ * describeStatus('404') // '"404" (a string)'
+ */
+export function describeStatus(status: unknown): string {
+  return typeof status === 'number'
+    ? String(status)
+    : `${JSON.stringify(String(status))} (a ${typeof status})`
 }
 
 type Factory = (message?: string, options?: Omit<HttpErrorOptions, 'message'>) => HttpError

@@ -78,7 +78,12 @@ export function resolveMiddleware(
       next: Next,
       ...params: string[]
     ) => ReturnType<Middleware>
-    return given.length === 0 ? named : (request, next) => named(request, next, ...given)
+    // Named after the alias when it has no name of its own (an inline arrow, or the wrapper
+    // here): the log of a layer that answers no response says `Middleware "tenant"`, not "A
+    // middleware", which left an app with several to guess.
+    const alias = ref.split(':', 1)[0]!
+    if (given.length === 0) return namedAfter(named as Middleware, alias)
+    return namedAfter((request, next) => named(request, next, ...given), named.name || alias)
   }
   const name = (target as string).split(':', 1)[0]!
   const params = given
@@ -109,5 +114,11 @@ export function resolveMiddleware(
         hint: `A factory returns (request, next) => response: middleware: { ${name}: (params) => (req, next) => next(req) }.`,
       },
     )
-  return layer as Middleware
+  return namedAfter(layer as Middleware, ref.split(':', 1)[0]!)
+}
+
+/** `layer`, named `name` when it has no name (unless frozen: Reflect does not throw then). */
+function namedAfter(layer: Middleware, name: string): Middleware {
+  if (layer.name === '') Reflect.defineProperty(layer, 'name', { value: name })
+  return layer
 }

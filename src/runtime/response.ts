@@ -4,7 +4,7 @@
  * views are rendered by the kernel's view engine when the response is sent.
  */
 import { Readable } from 'node:stream'
-import type { HeaderMap } from './http-error.js'
+import { describeStatus, type HeaderMap } from './http-error.js'
 import { toBody, type BodyInput } from './response-body.js'
 import { lowerName } from './request/headers.js'
 
@@ -117,7 +117,7 @@ export class FwResponse {
     // nor is 204.5 or '204': Node truncates them to a 204, sent with the Content-Length worked out
     // here for a 200 (as Fastify, a 500 instead).
     if (!(Number.isInteger(status) && status >= 200 && status <= 599))
-      throw new RangeError(`Invalid response status ${String(status)}`)
+      throw new RangeError(`Invalid response status ${describeStatus(status)}`)
     // No Content-Length on a 204 or 304, which send no content (RFC 9110 §8.6). A response with
     // no body (a redirect) says 0: without a length Node would frame it as chunked; with a
     // caller's other length (headers copied from another response) the client would wait for

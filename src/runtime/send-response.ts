@@ -256,6 +256,12 @@ function sendStream(
     body.destroy()
     return
   }
+  // A stream already read to its end (a response kept in a variable and returned again, a
+  // module's stream) would send an empty 200 without a word: a stream can be sent once.
+  if (body.readableEnded) {
+    const error = new Error('The streamed body was already read to its end: a stream is sent once')
+    return streamFailure(res, body, response, request, kernel, rescuing)(error)
+  }
   // Chunks of an object-mode stream (Readable.from, an async generator) may be what a socket
   // cannot take: res.write would throw inside pipe's 'data' listener, where nothing catches it
   // (the process would crash). Checked, such a chunk fails the stream like any other error.
@@ -270,7 +276,7 @@ function sendStream(
   closeWhenStalled(res, response, kernel)
   const declared = response.header('content-length')
   if (declared !== undefined && hasContent(response.status))
-    holdToLength(body, res, declared, kernel)
+    holdToLength(body, res, declared, kernel, whose(response, request))
   pipeWatched(body, res, streamFailure(res, body, response, request, kernel, rescuing))
 }
 
@@ -303,7 +309,10 @@ function streamFailure(
     if (failed) return
     failed = true
     if (res.headersSent || res.destroyed) {
-      kernel.log.warn({ err: error }, 'Streaming the response body failed')
+      kernel.log.warn(
+        { err: error, ...whose(response, request) },
+        'Streaming the response body failed',
+      )
       res.destroy()
       return
     }
@@ -379,12 +388,18 @@ function hasContent(status: number): boolean {
  * not written: Node drops writes to a destroyed response), which tells the client the body is
  * incomplete. It must listen before pipe() does, to see each chunk first.
  */
-function holdToLength(body: Readable, res: ServerResponse, declared: string, kernel: Kernel): void {
+function holdToLength(
+  body: Readable,
+  res: ServerResponse,
+  declared: string,
+  kernel: Kernel,
+  where: Where,
+): void {
   // A length that is no number of bytes fits no body.
   let left = /^\d+$/.test(declared) ? Number(declared) : -1
   const check = (): void => {
     if (left === 0 || res.destroyed) return
-    kernel.log.warn({ declared }, 'A streamed body does not match its Content-Length')
+    kernel.log.warn({ declared, ...where }, 'A streamed body does not match its Content-Length')
     res.destroy()
   }
   body.on('data', (chunk: Buffer | string) => {
@@ -392,6 +407,20 @@ function holdToLength(body: Readable, res: ServerResponse, declared: string, ker
     if (left < 0) check()
   })
   body.once('end', check)
+}
+
+/** Which request a log line of a streamed body is about. */
+interface Where {
+  request_id: string | undefined
+  path: string
+}
+
+/**
+ * The request id and path for the log of a streamed body cut short: the line of the boundary's
+ * 500 has them, and without them one of these could not be told from another's.
+ */
+function whose(response: FwResponse, request: FwRequest): Where {
+  return { request_id: response.header('x-request-id'), path: request.getPath() }
 }
 
 function chunkKind(chunk: unknown): string {

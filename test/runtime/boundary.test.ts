@@ -72,7 +72,11 @@ const ALLOWED_PACKAGES = [
 // text), the kernel's env option read as APP_ENV, responses queued behind a pipelined one
 // released when the connection closes, X-Forwarded-Host and absolute-form targets checked, the
 // send guard measuring bytes the kernel took, HTTP dates read as GMT.
-const BUDGET_BYTES = 102_000
+// Session 26 raised it 102 → 104 KB (103.08 KB then): handler return values an audit found
+// answered as `{}` (returned errors, other fetch implementations' Responses, binary data other
+// than a Uint8Array, Blobs), HttpError options checked, streamed-body log lines tied to their
+// request.
+const BUDGET_BYTES = 104_000
 
 describe('runtime import boundary', () => {
   it.each(ENTRIES)('%s reaches no compiler, CLI or serve code', (entry) => {
