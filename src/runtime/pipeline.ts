@@ -5,7 +5,7 @@
  * This is the hot path: change with care and run `npm run bench`. The `next` functions are made
  * once, at boot, so a request allocates no closure per layer.
  */
-import type { FwRequest } from './request/request.js'
+import { FwRequest } from './request/request.js'
 import { FwResponse } from './response.js'
 import type { Middleware, Next } from './types.js'
 
@@ -91,7 +91,7 @@ export function compose(
 function promising(step: Step, sync: boolean): Step {
   if (sync) return step
   return (request) => {
-    if (request === undefined) throw noRequest('The handler')
+    if (!(request instanceof FwRequest)) throw noRequest('The handler', request)
     const result = step(request)
     return result instanceof Promise ? result : Promise.resolve(result)
   }
@@ -117,7 +117,7 @@ export function guarded(
 ): Step {
   return (request) => {
     // Thrown to the middleware that called next(): it has the request to rescue with.
-    if (request === undefined) throw noRequest(what)
+    if (!(request instanceof FwRequest)) throw noRequest(what, request)
     let result: FwResponse | Promise<FwResponse>
     try {
       result = step(request)
@@ -176,13 +176,19 @@ function adopt(
 }
 
 /**
- * The error for `next()` called without the request (Koa's and Hono's `await next()`): without it
- * the next layer failed on `undefined`, and the log named neither the slip nor the middleware.
+ * The error for `next()` called without the request (Koa's and Hono's `await next()`), or with
+ * something else (a context object, a plain object of its own): the next layer failed on it
+ * ('request.isBodyLoaded is not a function'), and the log named neither the slip nor the
+ * middleware.
  */
-function noRequest(next: string): TypeError {
+function noRequest(next: string, given: unknown): TypeError {
   const before = next[0]!.toLowerCase() + next.slice(1)
+  const what =
+    given === undefined
+      ? 'without the request'
+      : `with ${given === null ? 'null' : typeof given === 'object' ? 'an object' : `a ${typeof given}`} that is not the request`
   return new TypeError(
-    `A middleware called next() without the request (before ${before}): pass it on, next(request)`,
+    `A middleware called next() ${what} (before ${before}): pass it on, next(request)`,
   )
 }
 

@@ -26,6 +26,8 @@ afterEach(async () => {
 
 const koaHabit = (async (_request, next) => (next as () => ReturnType<typeof next>)()) as Middleware
 const syncHabit = ((_request, next) => (next as () => ReturnType<typeof next>)()) as Middleware
+// Something else than the request: a context object of its own.
+const ownObject = ((_request, next) => next({ fake: true } as never)) as Middleware
 const passOn: Middleware = function passOn(request, next) {
   return next(request)
 }
@@ -35,16 +37,19 @@ const routes: Register = (r) => {
   r.get('/async', () => 'x').withMiddleware(koaHabit)
   r.get('/sync', () => 'x').withMiddleware(syncHabit)
   r.get('/before-named', () => 'x').withMiddleware([koaHabit, passOn])
+  r.get('/object', () => 'x').withMiddleware(ownObject)
 }
 
 describe('a middleware calling next() without the request', () => {
   it.each([
-    ['/async', 'the handler'],
-    ['/sync', 'the handler'],
-    ['/before-named', 'middleware "passOn"'],
+    ['/async', 'without the request', 'the handler'],
+    ['/sync', 'without the request', 'the handler'],
+    ['/before-named', 'without the request', 'middleware "passOn"'],
+    // It failed in the next layer: 'request.isBodyLoaded is not a function'.
+    ['/object', 'with an object that is not the request', 'the handler'],
   ])(
     '%s: the boundary 500 with the request id, and a log line naming the slip',
-    async (path, before) => {
+    async (path, slip, before) => {
       const log = captureLogger()
       served = await serve(await bootKernel(routes, { log }))
       const reply = await served.send('GET', path)
@@ -60,7 +65,7 @@ describe('a middleware calling next() without the request', () => {
         .filter((line) => line.level === 'error')
         .map((line) => (line.obj as { err?: Error }).err?.message)
       expect(logged).toEqual([
-        `A middleware called next() without the request (before ${before}): pass it on, next(request)`,
+        `A middleware called next() ${slip} (before ${before}): pass it on, next(request)`,
       ])
       const next = await served.send('GET', '/ok')
       expect(next.status).toBe(200)
