@@ -81,12 +81,15 @@ function preconditionFails(request: FwRequest, validators: FileValidators): bool
   return !Number.isNaN(unmodifiedSince) && Date.parse(validators.lastModified) > unmodifiedSince
 }
 
-// If-Range: a range only while the file is the one the client has part of.
+// If-Range: a range only while the file is the one the client has part of. A date holds only
+// when it is the Last-Modified exactly (RFC 9110 §13.1.5): a file replaced by one dated earlier
+// (`cp -p`, `rsync -t`, `tar x` of an older version) is older than the date, and its bytes
+// spliced onto the client's part of the other file.
 function ifRangeHolds(ifRange: string, validators: FileValidators): boolean {
   if (ifRange === '') return true
   if (ifRange.includes('"')) return sameTag(ifRange.trim(), validators.etag)
   const date = httpDate(ifRange)
-  return !Number.isNaN(date) && Date.parse(validators.lastModified) <= date
+  return !Number.isNaN(date) && Date.parse(validators.lastModified) === date
 }
 
 // RFC 9110 §14.1.2: a suffix longer than the file asks for the whole file, which range-parser

@@ -34,8 +34,9 @@ export interface FileOptions {
 let mimeTypes: Promise<typeof import('mime-types')> | undefined
 let disposition: Promise<typeof import('content-disposition')> | undefined
 
-// Errors that mean "nothing to send at this path": a 404, like any other missing resource.
-const MISSING = new Set(['ENOENT', 'ENOTDIR', 'EISDIR', 'ENAMETOOLONG', 'ELOOP'])
+// Errors that mean "nothing to send at this path": a 404, like any other missing resource. A
+// socket (or a device without a driver) refuses to be opened: ENXIO, ENODEV, no file either.
+const MISSING = new Set(['ENOENT', 'ENOTDIR', 'EISDIR', 'ENAMETOOLONG', 'ELOOP', 'ENXIO', 'ENODEV'])
 
 /**
  * 200 with the file at `path` streamed, Content-Type, Content-Length, Last-Modified and a weak
@@ -103,7 +104,8 @@ async function fileHeaders(path: string, stat: Stats, options: FileOptions): Pro
     const { create: attachment } = await (disposition ??= import('content-disposition'))
     // A name is a name, never a path (`../../etc/passwd` suggests `passwd`), as with true.
     const name = basename(options.download === true ? path : options.download.replaceAll('\\', '/'))
-    headers['content-disposition'] = attachment(name)
+    // A lone surrogate (half an emoji, cut) has no UTF-8 form: filename* could not encode it.
+    headers['content-disposition'] = attachment(name.replace(/\p{Surrogate}/gu, '\uFFFD'))
   }
   return headers
 }

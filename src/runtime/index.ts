@@ -43,7 +43,7 @@ export {
 export { UrlSigner, type PayloadMode } from './signed-url.js'
 export { urlFor, signedUrlFor, temporaryUrlFor, temporaryUrlUntil } from './app.js'
 export { TemplateViews, escapeHtml } from './views.js'
-export { safePath } from './safe-path.js'
+export { safePath, type SafePathOptions } from './safe-path.js'
 export { file, type FileOptions } from './file.js'
 export { createLogger, silentLogger } from './logger.js'
 export { loadRouter, isCacheFresh } from './load-router.js'
