@@ -151,7 +151,7 @@ export class Auth {
         (db) =>
           new RefreshTokens(db.refreshTokens, {
             now: this.now,
-            revokeAccessTokens: (tokens) => this.#revokeAccessTokens(tokens),
+            revokeAccessTokens: (tokens, userId) => this.#revokeAccessTokens(tokens, userId),
           }),
       ),
       () => (this.#refresh = null),
@@ -213,10 +213,20 @@ export class Auth {
     return new MemoryRevocationList({ now: this.now })
   }
 
-  #revokeAccessTokens(tokens: AccessTokenRef[]): Promise<void> {
+  /**
+   * Under the user's name, as logout and refresh revoke: a family rotated without end (the
+   * refresh endpoint is not throttled) otherwise filled the whole bounded list, and every user's
+   * logout and refresh answered 503. Newest first: when the user's share cannot hold them all,
+   * the ones left live are those that expire soonest, not the last a thief minted.
+   */
+  #revokeAccessTokens(tokens: AccessTokenRef[], userId: number): Promise<void> {
+    // Access tokens of a session share one lifetime: the later one expires, the newer it is.
+    // Within one second, the stores' order (SQLite by rowid, PostgreSQL as stored) reversed.
+    const newestFirst = [...tokens].reverse().sort((a, b) => b.expiresAt - a.expiresAt)
     return revocationCall(async () => {
       const revocations = await this.tokenRevocations()
-      for (const { jti, expiresAt } of tokens) await revocations.revoke(jti, expiresAt)
+      for (const { jti, expiresAt } of newestFirst)
+        await revocations.revoke(jti, expiresAt, String(userId))
     })
   }
 

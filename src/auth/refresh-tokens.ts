@@ -34,9 +34,10 @@ export interface RefreshTokensOptions {
   /**
    * Called on theft (a rotated token presented again) with the unexpired access tokens issued
    * with the family, before `rotate` resolves 'reused'; the recipe puts them on its revocation
-   * list. Unset: only the family's refresh tokens are revoked.
+   * list, under `userId`, the family's owner (a bounded list's share is per user). Unset: only
+   * the family's refresh tokens are revoked.
    */
-  revokeAccessTokens?: (tokens: AccessTokenRef[]) => Promise<void>
+  revokeAccessTokens?: (tokens: AccessTokenRef[], userId: number) => Promise<void>
 }
 
 /**
@@ -50,7 +51,8 @@ export class RefreshTokens {
   readonly #store: RefreshTokenStore
   readonly #now: () => number
   readonly #ttl: number
-  readonly #revokeAccessTokens: ((tokens: AccessTokenRef[]) => Promise<void>) | undefined
+  readonly #revokeAccessTokens:
+    ((tokens: AccessTokenRef[], userId: number) => Promise<void>) | undefined
   #purgedAt = -Infinity
 
   constructor(store: RefreshTokenStore, options: RefreshTokensOptions = {}) {
@@ -101,7 +103,8 @@ export class RefreshTokens {
       { tokenHash: hashRefreshToken(next), expiresAt: this.#expiresAt(), ...accessRef(access) },
       now,
     )
-    if (result.status === 'reused') await this.#revokeAccessTokens?.(result.accessTokens)
+    if (result.status === 'reused')
+      await this.#revokeAccessTokens?.(result.accessTokens, result.userId)
     if (result.status !== 'rotated') return { status: result.status }
     return { status: 'rotated', userId: result.userId, refreshToken: next }
   }
@@ -144,7 +147,7 @@ export class RefreshTokens {
     const live = (
       (await this.#store.liveAccessTokens?.(by, value, formatDateTime(this.#now()))) ?? []
     ).filter((access) => access.jti !== exceptJti)
-    if (live.length > 0) await this.#revokeAccessTokens?.(live)
+    if (live.length > 0) await this.#revokeAccessTokens?.(live, userId)
     return revoked > 0
   }
 

@@ -15,6 +15,12 @@ export interface AuthRoutesOptions {
    * for all three. Default ['throttle:5,300'] (spec "Authentication" 7).
    */
   loginMiddleware?: readonly MiddlewareInput[] | undefined
+  /**
+   * Middleware of the two refresh routes (/auth/refresh, /rt/auth/refresh), one group, so one
+   * counter. Default ['throttle:60,60']: a client refreshes every few minutes, and each refresh
+   * mints a token that a logout or a theft later puts on the revocation list.
+   */
+  refreshMiddleware?: readonly MiddlewareInput[] | undefined
   /** Leave out variations. Default: all on, as in the example app. */
   refreshTokens?: boolean | undefined
   oauth?: boolean | undefined
@@ -49,11 +55,15 @@ export function authRoutes(
     if (options.oauth !== false)
       r.post('/oauth/token', handle('oauthToken'), { name: 'oauth.token', middleware: [oauthBody] })
   })
-  r.post('/auth/refresh', handle('refresh'), 'auth.refresh')
+  // Unthrottled, one client minted tokens as fast as it could send requests (~500 a second),
+  // each one more entry for the revocation list when its session ends.
+  r.group({ middleware: options.refreshMiddleware ?? ['throttle:60,60'] }, (r) => {
+    r.post('/auth/refresh', handle('refresh'), 'auth.refresh')
+    if (options.refreshTokens !== false)
+      r.post('/rt/auth/refresh', handle('refreshTokenRefresh'), 'rt.auth.refresh')
+  })
   r.get('/auth/me', handle('me'), { name: 'auth.me', middleware: ['auth'] })
   r.post('/auth/logout', handle('logout'), { name: 'auth.logout', middleware: ['auth'] })
-  if (options.refreshTokens !== false)
-    r.post('/rt/auth/refresh', handle('refreshTokenRefresh'), 'rt.auth.refresh')
   if (options.admin !== false)
     r.get('/admin/users', handle('adminUsers'), {
       name: 'admin.users',

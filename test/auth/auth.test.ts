@@ -113,10 +113,11 @@ describe('authRoutes', () => {
       ['POST', '/rt/auth/login', 'rt.auth.login', ['throttle:5,300']],
       // oauthBody answers a body that fails to load as RFC 6749 invalid_request (audit-2.test.ts).
       ['POST', '/oauth/token', 'oauth.token', ['throttle:5,300', oauthBody]],
-      ['POST', '/auth/refresh', 'auth.refresh', []],
+      // One group: one counter for both refreshes (each mints a token to revoke later).
+      ['POST', '/auth/refresh', 'auth.refresh', ['throttle:60,60']],
+      ['POST', '/rt/auth/refresh', 'rt.auth.refresh', ['throttle:60,60']],
       ['GET', '/auth/me', 'auth.me', ['auth']],
       ['POST', '/auth/logout', 'auth.logout', ['auth']],
-      ['POST', '/rt/auth/refresh', 'rt.auth.refresh', []],
       ['GET', '/admin/users', 'admin.users', ['auth', 'role:admin']],
     ])
     expect(routes.map((r) => (r.handler as () => unknown).name)).toContain('login')
@@ -126,6 +127,7 @@ describe('authRoutes', () => {
     const { routes } = collectRoutes((r) =>
       authRoutes(r, createAuth({ secret: SECRET }), {
         loginMiddleware: [],
+        refreshMiddleware: [],
         refreshTokens: false,
         oauth: false,
         admin: false,
@@ -138,6 +140,7 @@ describe('authRoutes', () => {
       '/auth/logout',
     ])
     expect(routes[0]!.middleware).toEqual([])
+    expect(routes[1]!.middleware).toEqual([])
   })
 })
 

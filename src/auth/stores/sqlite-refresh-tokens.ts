@@ -90,7 +90,7 @@ export class SqliteRefreshTokenStore implements RefreshTokenStore {
     return this.#prepare<[string | number, string], AccessTokenRef>(
       `SELECT access_jti AS jti, access_expires_at AS expiresAt FROM ${this.#t.refreshTokens}
          WHERE ${by === 'user_id' ? 'user_id' : 'family_id'} = ? AND access_jti IS NOT NULL
-           AND access_expires_at > CAST(strftime('%s', ?) AS INTEGER)`,
+           AND access_expires_at > CAST(strftime('%s', ?) AS INTEGER) ORDER BY rowid`,
     ).all(value, now)
   }
 
