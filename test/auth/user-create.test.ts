@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough, Readable } from 'node:stream'
+import BetterSqlite3 from 'better-sqlite3'
 import { Command } from 'commander'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openDatabase } from '../../src/auth/stores/open.js'
@@ -179,6 +180,28 @@ describe('fw user:create', () => {
     expect((run.error as FwError).hint).toEqual(expect.any(String))
     expect(await find('c@example.com')).toBeNull()
   })
+
+  // The store waits 5 s (from timers) for a write lock another process holds, then gives up.
+  it('reports a write lock that outlasts the wait as one clear error, not a bug', async () => {
+    const holder = new BetterSqlite3(join(dir, 'app.db'))
+    holder.exec('BEGIN IMMEDIATE')
+    let run: Run
+    try {
+      run = await runCommand(
+        ['--email', 'locked@example.com', '--name', 'Lock', '--password-stdin'],
+        piped('correct horse\n'),
+      )
+    } finally {
+      holder.exec('COMMIT')
+      holder.close()
+    }
+    expect(run.error).toBeInstanceOf(FwError)
+    expect(run.error).toMatchObject({
+      code: 'FW_DATABASE_UNAVAILABLE',
+      message: 'The user store is locked by another process: database is locked',
+    })
+    expect(await find('locked@example.com')).toBeNull()
+  }, 20_000)
 
   it('requires --email and --name', async () => {
     const run = await runCommand(['--name', 'X', '--password-stdin'], piped('correct horse'))

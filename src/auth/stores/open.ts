@@ -27,8 +27,8 @@ export async function openDatabase(
     return openPostgres(url, options)
   }
   if (/^sqlite:/i.test(url)) {
-    const { openSqlite } = await import('./sqlite.js')
-    return openSqlite(sqlitePath(url), options)
+    const { openSqliteAsync } = await import('./sqlite.js')
+    return openSqliteAsync(sqlitePath(url), options)
   }
   throw new TypeError(
     `Unsupported DATABASE_URL "${redactUrl(url)}": use sqlite:PATH or postgres://USER@HOST/DB`,

@@ -5,6 +5,7 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type pg from 'pg'
 import type { RevokedTokenStore } from './types.js'
+import type { BusyGate } from './sqlite-busy.js'
 
 type Prepare = (sql: string) => BetterSqlite3.Statement
 
@@ -15,28 +16,38 @@ export function revokedTokensTable(table: string, integer: 'INTEGER' | 'BIGINT')
     expires_at ${integer} NOT NULL)`
 }
 
-/** @example new SqliteRevokedTokens(prepare, 'revoked_tokens') */
+/**
+ * Each call runs in the gate (see BusyGate): a lock held by another connection is waited for
+ * from timers, not in the event loop.
+ * @example new SqliteRevokedTokens(prepare, 'revoked_tokens', new BusyGate())
+ */
 export class SqliteRevokedTokens implements RevokedTokenStore {
   readonly #prepare: Prepare
   readonly #table: string
+  readonly #gate: BusyGate
 
-  constructor(prepare: Prepare, table: string) {
+  constructor(prepare: Prepare, table: string, gate: BusyGate) {
     this.#prepare = prepare
     this.#table = table
+    this.#gate = gate
   }
 
   async insert(jti: string, expiresAt: number): Promise<boolean> {
     const sql = `INSERT INTO ${this.#table} (jti, expires_at) VALUES (?, ?) ON CONFLICT (jti) DO NOTHING`
-    return this.#prepare(sql).run(jti, expiresAt).changes === 1
+    return this.#gate.write(() => this.#prepare(sql).run(jti, expiresAt).changes === 1)
   }
 
   async live(now: number): Promise<Array<{ jti: string; expiresAt: number }>> {
     const sql = `SELECT jti, expires_at AS expiresAt FROM ${this.#table} WHERE expires_at > ?`
-    return this.#prepare(sql).all(now) as Array<{ jti: string; expiresAt: number }>
+    return this.#gate.read(
+      () => this.#prepare(sql).all(now) as Array<{ jti: string; expiresAt: number }>,
+    )
   }
 
   async purgeExpired(now: number): Promise<number> {
-    return this.#prepare(`DELETE FROM ${this.#table} WHERE expires_at <= ?`).run(now).changes
+    return this.#gate.write(
+      () => this.#prepare(`DELETE FROM ${this.#table} WHERE expires_at <= ?`).run(now).changes,
+    )
   }
 }
 

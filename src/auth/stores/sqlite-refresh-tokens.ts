@@ -17,16 +17,23 @@ import {
   type TableNames,
 } from './types.js'
 import type { Db, Prepare } from './sqlite-prepare.js'
+import type { BusyGate } from './sqlite-busy.js'
 
-/** @example new SqliteRefreshTokenStore(db, prepare, tableNames()) */
+/**
+ * Each call runs in the gate whole (see BusyGate): a rotation that met a lock is run again as a
+ * whole transaction, never applied in part.
+ * @example new SqliteRefreshTokenStore(db, prepare, tableNames(), new BusyGate())
+ */
 export class SqliteRefreshTokenStore implements RefreshTokenStore {
   readonly #prepare: Prepare
   readonly #t: TableNames
+  readonly #gate: BusyGate
   readonly #rotate: (tokenHash: string, next: NextRefreshToken, now: string) => RotateResult
 
-  constructor(db: Db, prepare: Prepare, tables: TableNames) {
+  constructor(db: Db, prepare: Prepare, tables: TableNames, gate: BusyGate) {
     this.#prepare = prepare
     this.#t = tables
+    this.#gate = gate
     const rotate = db.transaction((tokenHash: string, next: NextRefreshToken, now: string) =>
       this.#rotateNow(tokenHash, next, now),
     )
@@ -34,34 +41,42 @@ export class SqliteRefreshTokenStore implements RefreshTokenStore {
   }
 
   async insert(record: NewRefreshToken): Promise<void> {
-    this.#insert(record)
+    await this.#gate.write(() => this.#insert(record))
   }
 
   async find(tokenHash: string): Promise<RefreshTokenRecord | null> {
-    return this.#find(tokenHash)
+    return this.#gate.read(() => this.#find(tokenHash))
   }
 
   async rotate(tokenHash: string, next: NextRefreshToken, now: string): Promise<RotateResult> {
-    return this.#rotate(tokenHash, next, now)
+    return this.#gate.write(() => this.#rotate(tokenHash, next, now))
   }
 
   async revokeFamily(familyId: string): Promise<number> {
-    return this.#prepare(
-      `UPDATE ${this.#t.refreshTokens} SET revoked = 1 WHERE family_id = ? AND revoked = 0`,
-    ).run(familyId).changes
+    return this.#gate.write(
+      () =>
+        this.#prepare(
+          `UPDATE ${this.#t.refreshTokens} SET revoked = 1 WHERE family_id = ? AND revoked = 0`,
+        ).run(familyId).changes,
+    )
   }
 
   async revokeUser(userId: number): Promise<number> {
-    return this.#prepare(
-      `UPDATE ${this.#t.refreshTokens} SET revoked = 1 WHERE user_id = ? AND revoked = 0`,
-    ).run(userId).changes
+    return this.#gate.write(
+      () =>
+        this.#prepare(
+          `UPDATE ${this.#t.refreshTokens} SET revoked = 1 WHERE user_id = ? AND revoked = 0`,
+        ).run(userId).changes,
+    )
   }
 
   async replaceAccess(previousJti: string, next: AccessTokenRef): Promise<AccessMove> {
-    const rows = this.#prepare<[string, number, string], { revoked: number }>(
-      `UPDATE ${this.#t.refreshTokens} SET access_jti = ?, access_expires_at = ? WHERE access_jti = ?
+    const rows = await this.#gate.write(() =>
+      this.#prepare<[string, number, string], { revoked: number }>(
+        `UPDATE ${this.#t.refreshTokens} SET access_jti = ?, access_expires_at = ? WHERE access_jti = ?
          RETURNING revoked`,
-    ).all(next.jti, next.expiresAt, previousJti)
+      ).all(next.jti, next.expiresAt, previousJti),
+    )
     return accessMove(rows.map((r) => r.revoked !== 0))
   }
 
@@ -70,12 +85,15 @@ export class SqliteRefreshTokenStore implements RefreshTokenStore {
     value: string | number,
     now: string,
   ): Promise<AccessTokenRef[]> {
-    return this.#liveAccess(by, value, now)
+    return this.#gate.read(() => this.#liveAccess(by, value, now))
   }
 
   async purgeExpired(now: string): Promise<number> {
-    return this.#prepare(`DELETE FROM ${this.#t.refreshTokens} WHERE expires_at <= ?`).run(now)
-      .changes
+    return this.#gate.write(
+      () =>
+        this.#prepare(`DELETE FROM ${this.#t.refreshTokens} WHERE expires_at <= ?`).run(now)
+          .changes,
+    )
   }
 
   #find(tokenHash: string): RefreshTokenRecord | null {

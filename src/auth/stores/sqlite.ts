@@ -1,6 +1,7 @@
 /**
  * The embedded stores on SQLite (better-sqlite3). The file and its folder are created on first
- * use; WAL and a busy timeout let `fw serve --workers` processes share it. The user store is in
+ * use; WAL, a short busy timeout and retries from timers (sqlite-busy.ts) let `fw serve --workers`
+ * processes share it without blocking the event loop on a lock. The user store is in
  * sqlite-users.ts, the refresh-token store (rotation, revocation) in sqlite-refresh-tokens.ts.
  */
 import { existsSync, mkdirSync } from 'node:fs'
@@ -9,38 +10,88 @@ import BetterSqlite3 from 'better-sqlite3'
 import { tableNames, type Database, type TableNames } from './types.js'
 import { revokedTokensTable, SqliteRevokedTokens } from './revoked-tokens.js'
 import { preparer, type Db, type Prepare } from './sqlite-prepare.js'
+import { BUSY_TIMEOUT_MS, BusyGate } from './sqlite-busy.js'
 import { SqliteUserStore } from './sqlite-users.js'
 import { SqliteRefreshTokenStore } from './sqlite-refresh-tokens.js'
 
 export interface SqliteOptions {
   /** Prefix of the table names (tests use one per file). */
   tablePrefix?: string | undefined
+  /**
+   * How long a store call waits in all for a lock another connection holds, in milliseconds, then
+   * fails with SQLITE_BUSY (a 503). Default 5000; the event loop is blocked 50 ms at most meanwhile.
+   */
+  busyBudgetMs?: number | undefined
 }
 
 /**
- * Opens (creating when missing) a SQLite database; `:memory:` works.
+ * Opens (creating when missing) a SQLite database; `:memory:` works. The schema is set up at once:
+ * a lock held by another connection while it must change (a new file) fails it with SQLITE_BUSY
+ * after 50 ms; `openSqliteAsync` waits for that lock instead.
  * @example
  * const db = openSqlite('.fw/app.db')
  * await db.users.create({ email: 'ada@example.com', name: 'Ada', passwordHash })
  */
 export function openSqlite(path: string, options: SqliteOptions = {}): Database {
-  const tables = tableNames(options.tablePrefix)
-  if (path !== ':memory:' && path !== '') makeDirectory(dirname(path))
-  const db = new BetterSqlite3(path)
-  const prepare = preparer(db)
+  const opened = connect(path, options)
   try {
-    setUp(db, path, prepare, tables)
+    setUp(opened.db, path, opened.prepare, opened.tables)
   } catch (error) {
     // createAuth opens again on the next request after a failure: a database left open here (a
     // file that is not one, a locked one) kept a file descriptor per request, up to EMFILE.
-    db.close()
+    opened.db.close()
     throw error
   }
+  return stores(opened)
+}
+
+/**
+ * `openSqlite`, with the schema's setup retried from timers (within the budget) while another
+ * connection holds a lock: processes starting together (`fw serve --workers`) set up a new file.
+ * @example
+ * const db = await openSqliteAsync('.fw/app.db')
+ */
+export async function openSqliteAsync(
+  path: string,
+  options: SqliteOptions = {},
+): Promise<Database> {
+  const opened = connect(path, options)
+  // Run again whole after SQLITE_BUSY: every step of the setup is idempotent.
+  try {
+    await opened.gate.write(() => setUp(opened.db, path, opened.prepare, opened.tables))
+  } catch (error) {
+    opened.db.close() // as openSqlite does
+    throw error
+  }
+  return stores(opened)
+}
+
+interface Opened {
+  db: Db
+  prepare: Prepare
+  tables: TableNames
+  gate: BusyGate
+}
+
+function connect(path: string, options: SqliteOptions): Opened {
+  const tables = tableNames(options.tablePrefix)
+  if (path !== ':memory:' && path !== '') makeDirectory(dirname(path))
+  // The busy timeout SQLite waits for a lock in this thread; longer waits are BusyGate's.
+  const db = new BetterSqlite3(path, { timeout: BUSY_TIMEOUT_MS })
+  return {
+    db,
+    prepare: preparer(db),
+    tables,
+    gate: new BusyGate({ budgetMs: options.busyBudgetMs }),
+  }
+}
+
+function stores({ db, prepare, tables, gate }: Opened): Database {
   return {
     kind: 'sqlite',
-    users: new SqliteUserStore(prepare, tables),
-    refreshTokens: new SqliteRefreshTokenStore(db, prepare, tables),
-    revokedTokens: new SqliteRevokedTokens(prepare, tables.revokedTokens),
+    users: new SqliteUserStore(prepare, tables, gate),
+    refreshTokens: new SqliteRefreshTokenStore(db, prepare, tables, gate),
+    revokedTokens: new SqliteRevokedTokens(prepare, tables.revokedTokens, gate),
     close: async () => void db.close(),
   }
 }
@@ -62,7 +113,6 @@ function makeDirectory(dir: string): void {
 
 function setUp(db: Db, path: string, prepare: Prepare, tables: TableNames): void {
   // exec, not pragma(): pragma() prepares a statement per call, garbage at once (see preparer).
-  db.exec('PRAGMA busy_timeout = 5000')
   if (path !== ':memory:' && path !== '') db.exec('PRAGMA journal_mode = WAL')
   db.exec('PRAGMA foreign_keys = ON')
   migrate(db, prepare, tables)

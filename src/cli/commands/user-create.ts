@@ -115,6 +115,14 @@ async function createUser(
         'Use another email, or sign in as that user.',
       )
     }
+    // The store waited 5 s for a write lock another connection holds (SQLite's SQLITE_BUSY).
+    if (/^SQLITE_BUSY/.test(String((error as { code?: unknown } | null)?.code)))
+      throw userError(
+        'FW_DATABASE_UNAVAILABLE',
+        `The user store is locked by another process: ${thrownMessage(error)}`,
+        'Another connection holds a write lock on the SQLite file (a long transaction, a backup): run the command again once it is done.',
+        error,
+      )
     throw error
   } finally {
     await db.close()
