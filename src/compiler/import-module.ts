@@ -5,8 +5,7 @@
  * is cleaned up, is in temp-bundle.ts.
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
+import { existsSync, readFileSync, unlinkSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build, stop } from 'esbuild'
@@ -41,8 +40,16 @@ export async function importModule(file: string): Promise<ImportedModule> {
     }
     return { module, inputs, code }
   } finally {
+    // Removed before it is untracked: an error of the app's that nothing catches (a timer of the
+    // routes file) ends the process in between, and the exit hook removes only what it tracks. With
+    // an `await rm` first, every such run left its bundle behind (in the OS temp folder, or in
+    // node_modules/.cache/fw until the day-old sweep).
+    try {
+      unlinkSync(outfile)
+    } catch {
+      // Already gone.
+    }
     untrack(outfile)
-    await rm(outfile, { force: true }).catch(() => {})
   }
 }
 

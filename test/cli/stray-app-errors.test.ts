@@ -4,6 +4,8 @@
  * and no hint. It is printed as every user error is: one line at the place it was thrown, a hint,
  * exit 1; the stack only with --debug.
  */
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { cleanupProjects, lines, makeProject, runFw } from '../support/project.js'
 
@@ -18,7 +20,10 @@ describe('an error of the app that nothing catches', () => {
   it('is one line at the throwing line of the routes file, for build and serve', async () => {
     const dir = makeProject({
       'routes.ts': `setTimeout(() => {\n  throw new Error('boom from a timer')\n}, 0)\n${ROUTES}`,
+      // The routes' temporary bundle then goes to node_modules/.cache/fw (temp-bundle.ts).
+      'node_modules/.keep': '',
     })
+    const bundles = join(dir, 'node_modules', '.cache', 'fw')
     for (const args of [
       ['route:cache', 'build', '--cache', 'cache'],
       ['serve', '--port', '0'],
@@ -31,6 +36,8 @@ describe('an error of the app that nothing catches', () => {
       )
       expect(hint).toMatch(HINT)
       expect(rest).toEqual([])
+      // The timer ended the process while the bundle was being removed: it was left behind.
+      expect(existsSync(bundles) ? readdirSync(bundles) : []).toEqual([])
     }
   })
 
