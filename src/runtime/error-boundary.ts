@@ -17,6 +17,10 @@ export interface ErrorContext {
   requestId: string | undefined
   debug: boolean
   log: Logger
+  /** The request's method, its route's name and its trace id, for the log (kernel-rescue.ts). */
+  method?: string | undefined
+  route?: string | null | undefined
+  traceId?: string | undefined
 }
 
 /** Replaces the default renderer (spec: "the final renderer can be replaced"). */
@@ -60,23 +64,40 @@ const CHALLENGE = { 'www-authenticate': 'Bearer' }
  * any other.
  */
 export function toHttpError(thrown: unknown, context: ErrorContext): HttpError {
-  const fields = { err: loggable(thrown), path: context.path, request_id: context.requestId }
+  const fields = (): Record<string, unknown> => ({
+    err: loggable(thrown),
+    ...requestFields(context),
+  })
   const typed = isHttpError(thrown)
   if (typed && !isErrorStatus(thrown.status)) {
     // `new HttpError(200)` or `(600)`: an error that says all went well, or no status at all.
     // As Express's finalhandler does, it is a 500, and the log says why.
     context.log.error(
-      fields,
+      fields(),
       `An HttpError has status ${describeStatus(thrown.status)}, not an error status (400-599)`,
     )
     return new HttpError(500, { cause: thrown })
   }
   if (typed) {
-    if (thrown.status >= 500) logServerError(thrown, fields, context.log)
+    if (thrown.status >= 500) logServerError(thrown, fields(), context.log)
     return thrown
   }
-  context.log.error(fields, 'Unhandled error')
+  context.log.error(fields(), 'Unhandled error')
   return new HttpError(500, { cause: thrown, ...(context.debug ? debugBody(thrown) : {}) })
+}
+
+/**
+ * What a log line about a failed request says of it: an operator finds the request (method, path,
+ * route name) and joins the line to the proxy's (request_id) and to the trace (trace_id).
+ */
+export function requestFields(context: ErrorContext): Record<string, unknown> {
+  const fields: Record<string, unknown> = {}
+  if (context.method !== undefined) fields.method = context.method
+  fields.path = context.path
+  if (context.route != null) fields.route = context.route
+  fields.request_id = context.requestId
+  if (context.traceId !== undefined) fields.trace_id = context.traceId
+  return fields
 }
 
 /**
@@ -137,7 +158,7 @@ export function renderError(error: HttpError, context: ErrorContext): FwResponse
     // Headers or a message that cannot be read (a getter or a Proxy trap that throws): the
     // request still gets the boundary's answer, with its id, rather than the adapter's last resort.
     context.log.error(
-      { err: failure, path: context.path, request_id: context.requestId },
+      { err: failure, ...requestFields(context) },
       'The error response cannot be rendered',
     )
     return renderWith(new HttpError(500), context)

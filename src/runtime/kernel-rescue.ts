@@ -5,6 +5,7 @@
  */
 import {
   renderError,
+  requestFields,
   settleWithin,
   toHttpError,
   withErrorHeaders,
@@ -45,6 +46,12 @@ export async function rescueError(
     requestId: (request.getAttribute('request_id') as string | null | undefined) ?? undefined,
     debug: settings.debug,
     log: settings.log,
+    method: request.getMethod(),
+    route: request.getAttribute('route.name') as string | null | undefined,
+    // Read when logged only: without a traceparent, a 404 would make a trace id for nothing.
+    get traceId() {
+      return (request.getAttribute('trace.trace_id') as string | null | undefined) ?? undefined
+    },
   }
   const error = toHttpError(thrown, context)
   const renderer = settings.renderer
@@ -69,7 +76,7 @@ export async function rescueError(
     )
   } catch (failure) {
     settings.log.error(
-      { err: failure, path: context.path, request_id: context.requestId },
+      { err: failure, ...requestFields(context) },
       'The custom error renderer failed',
     )
     return renderError(error, context)

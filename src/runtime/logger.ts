@@ -14,11 +14,46 @@ export function createLogger(
   destination?: DestinationStream,
 ): Logger {
   const options = {
-    level: level ?? (env === 'production' ? 'info' : 'debug'),
+    level: logLevel(level) ?? (env === 'production' ? 'info' : 'debug'),
     base: { pid: process.pid },
     serializers: { err: serializeError },
   }
-  return destination ? pino(options, destination) : pino(options)
+  if (destination) return pino(options, destination)
+  // stdout not read (a stalled log shipper, `| less` left open): past MAX_BUFFERED bytes waiting,
+  // lines are dropped and counted, rather than kept in memory until the process runs out of it
+  // (an error per request, unread, grew it by 500 MB in 25 s). The count is logged once it drains.
+  const stdout = pino.destination({ dest: process.stdout.fd || 1, maxLength: MAX_BUFFERED })
+  const logger = pino(options, stdout)
+  let dropped = 0
+  stdout.on('drop', () => void dropped++)
+  stdout.on('drain', () => {
+    if (dropped === 0) return
+    const lost = dropped
+    dropped = 0
+    logger.warn({ dropped: lost }, `${lost} log lines were dropped: the log output was not read`)
+  })
+  return logger
+}
+
+// How many bytes of log lines wait for a stdout that is not read before new ones are dropped.
+const MAX_BUFFERED = 16 * 1024 * 1024
+// pino's level names (its own levels and `silent`).
+const LEVEL_NAMES = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']
+
+/**
+ * LOG_LEVEL as pino takes it (any case, spaces around it ignored); undefined when unset or empty
+ * (`LOG_LEVEL=` in an env file): the default then. Any other value is a boot error: pino's own
+ * ("default level:verbose must be included in custom levels") read as a bug in fw.
+ * @example
+ * logLevel(' Info ') // 'info'
+ */
+export function logLevel(value: string | undefined): string | undefined {
+  const level = value?.trim().toLowerCase()
+  if (level === undefined || level === '') return undefined
+  if (LEVEL_NAMES.includes(level)) return level
+  throw new FwError('FW_SERVE_CONFIG', `LOG_LEVEL ${JSON.stringify(value)} is not a log level`, {
+    hint: `Set LOG_LEVEL to one of ${LEVEL_NAMES.join(', ')}, or leave it unset.`,
+  })
 }
 
 /** A logger that drops everything. */

@@ -7,9 +7,10 @@
 import { types } from 'node:util'
 import pc from 'picocolors'
 import type { Logger } from '../runtime/types.js'
-import { redactSecrets, redactText } from '../runtime/logger.js'
+import { logLevel, redactSecrets, redactText } from '../runtime/logger.js'
 import { escapeControls } from '../shared/escape-controls.js'
 import { isProduction } from '../shared/app-env.js'
+import { FwError } from '../shared/errors.js'
 
 type Level = 'debug' | 'info' | 'warn' | 'error'
 
@@ -57,9 +58,19 @@ export function serveLogger(
   isTty: boolean,
   format = process.env.LOG_FORMAT,
 ): Logger | null {
-  if (format === 'json') return null
-  if (format === 'pretty' || (env !== 'production' && isTty))
-    return devLogger(process.env.LOG_LEVEL ?? 'debug')
+  // Read as LOG_LEVEL is: any case, empty as unset, and a typo is said rather than ignored.
+  const chosen = format?.trim().toLowerCase() || undefined
+  if (chosen !== undefined && chosen !== 'json' && chosen !== 'pretty')
+    throw new FwError(
+      'FW_SERVE_CONFIG',
+      `LOG_FORMAT ${JSON.stringify(format)} is not a log format`,
+      {
+        hint: 'Set LOG_FORMAT to json or pretty, or leave it unset.',
+      },
+    )
+  if (chosen === 'json') return null
+  if (chosen === 'pretty' || (env !== 'production' && isTty))
+    return devLogger(logLevel(process.env.LOG_LEVEL) ?? 'debug')
   return null
 }
 
@@ -104,23 +115,48 @@ function isError(value: unknown): value is Error {
   return value instanceof Error || types.isNativeError(value)
 }
 
+// How many causes and aggregated errors below an error are shown (a cause chain can be a cycle).
+const MAX_NESTED = 10
+
 /**
- * The stack, indented, one escaped line per frame. Its first line repeats the message, which may
- * hold line breaks of its own: escaped as one line, as on the log line above.
+ * The stack, indented, one escaped line per frame, then its causes' and an AggregateError's
+ * errors' (`caused by: …`, as pino's JSON line has them). Its first line repeats the message,
+ * which may hold line breaks of its own: escaped as one line, as on the log line above.
  */
 function stackLines(error: Error): string[] {
+  const lines: string[] = []
+  const seen = new Set<unknown>()
+  const add = (thrown: unknown, prefix: string): void => {
+    if (seen.has(thrown) || seen.size > MAX_NESTED) return
+    seen.add(thrown)
+    if (!isError(thrown))
+      return void lines.push(`    ${prefix}${escapeControls(text(redactSecrets(thrown)))}`)
+    const [head, ...frames] = ownStack(thrown)
+    lines.push(`    ${prefix}${head}`, ...frames.map((line) => `    ${line}`))
+    if (thrown instanceof AggregateError && Array.isArray(thrown.errors))
+      thrown.errors.forEach((inner, i) => add(inner, `[${i}] `))
+    if (thrown.cause !== undefined) add(thrown.cause, 'caused by: ')
+  }
+  add(error, '')
+  return lines
+}
+
+function ownStack(error: Error): string[] {
   const stack = typeof error.stack === 'string' ? error.stack : String(error)
   const head = error.message === '' ? String(error.name) : `${error.name}: ${error.message}`
   let lines = stack.split('\n')
   if (stack === head) lines = [head]
   else if (stack.startsWith(head + '\n'))
     lines = [head, ...stack.slice(head.length + 1).split('\n')]
-  return lines.map((line) => `    ${escapeControls(redactText(line))}`)
+  return lines.map((line) => escapeControls(redactText(line)))
 }
 
 function text(value: unknown): string {
   try {
-    return JSON.stringify(value) ?? String(value)
+    // A BigInt as its digits, as pino writes it (JSON.stringify throws on one).
+    const bigints = (_key: string, field: unknown): unknown =>
+      typeof field === 'bigint' ? field.toString() : field
+    return JSON.stringify(value, bigints) ?? String(value)
   } catch {
     return String(value) // a circular object
   }

@@ -52,6 +52,9 @@ export async function loadWorkerRoutes(options: {
   const file = generation === undefined ? '' : join(root, generation, ROUTES_ENTRY_FILE)
   if (file !== '' && existsSync(file)) {
     let module: { default?: unknown } | undefined
+    // The bundle's inline source map: a worker's stacks name the app's files and lines, as the
+    // primary's (import-module.ts) and a single process's do, not lines of routes.mjs.
+    process.setSourceMapsEnabled(true)
     try {
       module = (await import(pathToFileURL(file).href)) as { default?: unknown }
     } catch (error) {

@@ -154,11 +154,11 @@ describe('fw serve with the dev logger, over HTTP', () => {
     }
     const [boom, upstream] = lines.map((line) => line.replace(COLOURS, ''))
     expect(boom!.split('\n')[0]!.slice(9)).toMatch(
-      /^ERROR Unhandled error err=bad a\\r\\n12:00:00 INFO {2}ok\\x1b\[2J\\x9b31m path=\/boom\/a%0D%0A12:00:00%20INFO%20%20ok%1B%5B2J%C2%9B31m request_id=[\w-]+$/,
+      /^ERROR Unhandled error err=bad a\\r\\n12:00:00 INFO {2}ok\\x1b\[2J\\x9b31m method=GET path=\/boom\/a%0D%0A12:00:00%20INFO%20%20ok%1B%5B2J%C2%9B31m request_id=[\w-]+ trace_id=[\da-f]{32}$/,
     )
     expect(boom!.split('\n')[1]).toBe('    Error: bad a\\r\\n12:00:00 INFO  ok\\x1b[2J\\x9b31m')
     expect(upstream!.slice(9)).toMatch(
-      /^ERROR Unhandled error err=\{"status":502,"headers":\{"authorization":"\[Redacted\]"\}\} path=\/upstream request_id=[\w-]+$/,
+      /^ERROR Unhandled error err=\{"status":502,"headers":\{"authorization":"\[Redacted\]"\}\} method=GET path=\/upstream request_id=[\w-]+ trace_id=[\da-f]{32}$/,
     )
   })
 })
