@@ -7,11 +7,11 @@
  * a RedisRevocationList on a connection made with ioredis's defaults (its documented example)
  * held every authenticated request for as long as Redis stayed silent.
  */
-import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { RedisRevocationList } from '../../src/auth/revocation.js'
 import { openPostgres } from '../../src/auth/stores/postgres.js'
+import { startTcpProxy } from '../support/tcp-proxy.js'
 import { pgTables, POSTGRES_URL, reachable, REDIS_URL } from './support.js'
 
 const [pgUp, redisUp] = await Promise.all([reachable(POSTGRES_URL), reachable(REDIS_URL)])
@@ -19,49 +19,9 @@ const tables = pgTables('audit26')
 
 afterAll(() => tables.drop())
 
-interface Proxy {
-  url: string
-  /** Stop forwarding on the open connections (the database went silent). */
-  silence(): void
-  /** Reset every open connection (the database restarted, a failover). */
-  cut(): void
-  close(): Promise<void>
-}
-
-async function startProxy(target: string): Promise<Proxy> {
-  const { hostname, port } = new URL(target)
-  const sockets = new Set<Socket>()
-  let silent = false
-  const server = createServer((client) => {
-    const upstream = createConnection({ host: hostname, port: Number(port) })
-    for (const [from, to] of [
-      [client, upstream],
-      [upstream, client],
-    ] as const) {
-      sockets.add(from)
-      from.on('error', () => {})
-      from.on('close', () => to.destroy())
-      from.on('data', (chunk) => silent || to.write(chunk))
-    }
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const url = new URL(target)
-  url.host = `127.0.0.1:${(server.address() as AddressInfo).port}`
-  return {
-    url: url.toString(),
-    silence: () => (silent = true),
-    cut: () => {
-      for (const socket of sockets) socket.destroy()
-      sockets.clear()
-      silent = false
-    },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  }
-}
-
 describe.runIf(pgUp)('PostgreSQL connections lost during a transaction', () => {
   it('fails the rotation (a 503) and keeps the process running; the pool recovers', async () => {
-    const proxy = await startProxy(POSTGRES_URL)
+    const proxy = await startTcpProxy(POSTGRES_URL)
     const db = await openPostgres(proxy.url, { tablePrefix: tables.next() })
     const uncaught: unknown[] = []
     const onUncaught = (error: unknown): number => uncaught.push(error)
@@ -88,7 +48,7 @@ describe.runIf(pgUp)('PostgreSQL connections lost during a transaction', () => {
   })
 
   it('answers a transaction on a silent database after one query timeout, not two', async () => {
-    const proxy = await startProxy(POSTGRES_URL)
+    const proxy = await startTcpProxy(POSTGRES_URL)
     const db = await openPostgres(proxy.url, { tablePrefix: tables.next(), queryTimeoutMs: 2000 })
     try {
       proxy.silence()
@@ -114,7 +74,7 @@ describe.runIf(pgUp)('PostgreSQL connections lost during a transaction', () => {
 
 describe.runIf(redisUp)('a RedisRevocationList on a connection of your own, Redis silent', () => {
   it('fails a check within its time limit (a 503), and works again when Redis answers', async () => {
-    const proxy = await startProxy(REDIS_URL)
+    const proxy = await startTcpProxy(REDIS_URL)
     const redis = new Redis(proxy.url)
     redis.on('error', () => {})
     const list = new RedisRevocationList(redis, {

@@ -6,16 +6,10 @@
  * made requests during the outage was refused for a whole window after it.
  */
 import { randomUUID } from 'node:crypto'
-import {
-  createConnection,
-  createServer,
-  type AddressInfo,
-  type Server,
-  type Socket,
-} from 'node:net'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createRedisStore } from '../../src/throttle/store-from-env.js'
+import { startTcpProxy } from '../support/tcp-proxy.js'
 import { deleteKeys, REDIS_URL, RUN_REDIS_TESTS } from './support.js'
 
 const PREFIX = `fw:test:audit26:${randomUUID()}:`
@@ -24,50 +18,6 @@ afterAll(async () => {
   if (RUN_REDIS_TESTS) await deleteKeys(REDIS_URL, PREFIX)
 })
 
-interface Proxy {
-  port: number
-  /** Close the port and reset every connection (Redis is down). */
-  down(): Promise<void>
-  /** Listen again (Redis is back). */
-  up(): Promise<void>
-}
-
-async function startProxy(target: string): Promise<Proxy> {
-  const { hostname, port: targetPort } = new URL(target)
-  const sockets = new Set<Socket>()
-  let server: Server | null = null
-  let port = 0
-  const up = async (): Promise<void> => {
-    server = createServer((client) => {
-      const upstream = createConnection({ host: hostname, port: Number(targetPort) })
-      for (const [from, to] of [
-        [client, upstream],
-        [upstream, client],
-      ] as const) {
-        sockets.add(from)
-        from.on('error', () => {})
-        from.on('close', () => to.destroy())
-        from.pipe(to)
-      }
-    })
-    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve))
-    port = (server.address() as AddressInfo).port
-  }
-  await up()
-  return {
-    get port() {
-      return port
-    },
-    down: async () => {
-      const closed = new Promise((resolve) => server!.close(resolve))
-      for (const socket of sockets) socket.destroy()
-      sockets.clear()
-      await closed
-    },
-    up,
-  }
-}
-
 const until = async (condition: () => boolean): Promise<void> => {
   for (let i = 0; i < 100 && !condition(); i++) await new Promise((r) => setTimeout(r, 20))
   expect(condition()).toBe(true)
@@ -75,13 +25,8 @@ const until = async (condition: () => boolean): Promise<void> => {
 
 describe.runIf(RUN_REDIS_TESTS)('a Redis outage on a connection passed in', () => {
   it('fails the checks at once and counts none of them when Redis is back', async () => {
-    const proxy = await startProxy(REDIS_URL)
-    const url = new URL(REDIS_URL)
-    const client = new Redis({
-      host: '127.0.0.1',
-      port: proxy.port,
-      db: Number(url.pathname.slice(1) || 0),
-    })
+    const proxy = await startTcpProxy(REDIS_URL)
+    const client = new Redis(proxy.url)
     client.on('error', () => {})
     try {
       const store = await createRedisStore({ client, prefix: PREFIX })
@@ -101,6 +46,7 @@ describe.runIf(RUN_REDIS_TESTS)('a Redis outage on a connection passed in', () =
       expect((await store.hit('k', rule)).allowed).toBe(true)
     } finally {
       client.disconnect()
+      await proxy.close()
     }
   })
 })
