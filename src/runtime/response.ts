@@ -96,7 +96,9 @@ export class FwResponse {
   static ofJson(status: number, body: string, headers: HeaderMap | undefined): FwResponse {
     // The length is the body's own: a caller's Content-Length (headers copied from another
     // response) would break the framing. A 204 or 304 sends no content, so declares no length.
-    const fields: HeaderMap = { 'content-type': JSON_TYPE }
+    // Nor has a 304 a type of its own: a cache puts the fields of a 304 on the response it
+    // stored (RFC 9111 §4.3.4), so an implied JSON type replaced the type of an HTML page.
+    const fields: HeaderMap = status === 304 ? {} : { 'content-type': JSON_TYPE }
     const own = headers === undefined ? fields : lowerKeys(headers, fields, true)
     if (status !== 204 && status !== 304) own['content-length'] = `${Buffer.byteLength(body)}`
     return FwResponse.#derive(status, own, null, body, null)
@@ -229,7 +231,8 @@ export function create(body: BodyInput = '', status = 200, headers: HeaderMap = 
   const typed = Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')
   return new FwResponse(
     status,
-    typed ? headers : { 'content-type': 'text/plain; charset=utf-8', ...headers },
+    // A 304 states no type of its own (see ofJson).
+    typed || status === 304 ? headers : { 'content-type': 'text/plain; charset=utf-8', ...headers },
     typeof body === 'string' ? body : toBody(body, 'create()'),
   )
 }

@@ -208,7 +208,8 @@ function answerInTurn(socket: HttpSocket, answer: Refusal): void {
 /** A refusal as the bytes of a whole response, for a socket Node's parser has given up on. */
 function rawAnswer([status, reason]: Refusal): string {
   const body = JSON.stringify({ error: reason, code: status })
-  const headers = { ...jsonErrorHeaders(body), connection: 'close' }
+  // Date as Node adds it to its own responses: RFC 9110 §6.6.1 wants it on every 4xx.
+  const headers = { ...jsonErrorHeaders(body), connection: 'close', date: new Date().toUTCString() }
   let head = `HTTP/1.1 ${status} ${reason}\r\n`
   for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`
   return `${head}\r\n${body}`

@@ -12,9 +12,22 @@ import type { Middleware } from '../types.js'
  */
 export function toHttps(request: FwRequest): FwResponse {
   const path = request.getPath()
-  if (!path.startsWith('/')) return redirect(`https://${request.getHost()}/`, 301)
+  if (!path.startsWith('/')) return redirect(`https://${request.getHost()}/`, 301, CACHING)
   const query = request.getQueryString()
-  return redirect(`https://${request.getHost()}${path}${query ? `?${query}` : ''}`, 301)
+  return redirect(`https://${request.getHost()}${path}${query ? `?${query}` : ''}`, 301, CACHING)
+}
+
+// What caches may do with the 301. Its Location comes from X-Forwarded-Proto and -Host (from a
+// trusted proxy), which the URL does not show (RFC 9110 §12.5.5), and a 301 without an expiry is
+// heuristically cacheable: a shared cache behind the TLS proxy gave it to https requests too,
+// each sent to itself, and a caching proxy that passes the client's X-Forwarded-Host on (nginx
+// does unless told otherwise) served every client a redirect to the host one client named.
+// Private: browsers only, and for an hour, since they keep a 301 without an expiry for ever, also
+// one that a misconfigured TRUSTED_PROXIES sent from an https URL to itself.
+// Strict-Transport-Security is the lasting way to keep clients on https.
+const CACHING = {
+  vary: 'X-Forwarded-Proto, X-Forwarded-Host',
+  'cache-control': 'private, max-age=3600',
 }
 
 export const httpsRedirect: Middleware = (request, next) =>
