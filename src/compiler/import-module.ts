@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, unlinkSync } from 'node:fs'
-import { basename, dirname, join, resolve } from 'node:path'
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build, stop } from 'esbuild'
 import { sha256 } from './build.js'
@@ -106,6 +106,30 @@ async function bundle(
   } catch (error) {
     throw compileError(error, file)
   }
+}
+
+const INLINE_MAP = /\n\/\/# sourceMappingURL=data:application\/json;base64,([A-Za-z0-9+/=]+)\n?$/
+
+/**
+ * `code` (a bundle of `file`) as it is written to run from `folder` (a cache generation): its
+ * source map's sourceRoot relative to there, not the absolute folder of the machine that built it,
+ * so that a cache built in CI and shipped to another path is byte for byte the one a build there
+ * would write (`fw serve` finds it up to date) and its stacks name the files where they now lie.
+ * @example
+ * relocatedBundle(code, '/app/routes.ts', '/app/.fw/cache/generation-1-ab12cd34')
+ */
+export function relocatedBundle(code: string, file: string, folder: string): string {
+  const found = INLINE_MAP.exec(code)
+  const root = relative(folder, dirname(file))
+  // Another drive (Windows) has no relative path: the absolute one stays.
+  if (found === null || isAbsolute(root)) return code
+  const map = JSON.parse(Buffer.from(found[1]!, 'base64').toString('utf8')) as Record<
+    string,
+    unknown
+  >
+  map.sourceRoot = root === '' ? './' : root.split(sep).join('/') + '/'
+  const inline = Buffer.from(JSON.stringify(map)).toString('base64')
+  return `${code.slice(0, found.index)}\n//# sourceMappingURL=data:application/json;base64,${inline}\n`
 }
 
 /**

@@ -5,13 +5,14 @@
  * const result = await buildCache({ routesFile: 'routes.ts', cacheDir: '.fw/cache' })
  */
 import { performance } from 'node:perf_hooks'
-import { relative, resolve } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import type { Manifest } from '../shared/cache-format.js'
 import { FwError } from '../shared/errors.js'
 import { displayPath } from '../define/location.js'
 import { collectRoutes, type Registrar } from '../define/registrar.js'
 import { buildRouter } from './build.js'
 import { loadRoutesFile } from './load-routes.js'
+import { relocatedBundle } from './import-module.js'
 import { writeCache } from './write-cache.js'
 import { clearCache } from './clear-cache.js'
 
@@ -48,7 +49,8 @@ export async function buildCache(options: {
     buildRouter(registrar.routes, {
       aliases: registrar.aliases,
       inputs: relativeInputs,
-      routesCode: code,
+      // Every generation folder lies at the same depth: any name gives the same relative path.
+      routesCode: relocatedBundle(code, file, join(cacheDir, 'generation-0')),
     }),
   )
   const { written, manifest, warning } = await writeCache(cacheDir, output)

@@ -54,7 +54,18 @@ export async function writeCache(dir: string, build: BuildOutput): Promise<Write
 
 async function publish(root: string, build: BuildOutput): Promise<WriteResult> {
   await mkdir(root, { recursive: true })
-  const release = await acquireLock(root)
+  let release: () => Promise<void>
+  try {
+    release = await acquireLock(root)
+  } catch (error) {
+    // A cache shipped read-only (built in CI, served by another user or from a read-only image)
+    // that already holds this exact build has nothing to write: no lock is needed to say so.
+    const upToDate = NO_WRITE.has((error as NodeJS.ErrnoException).code ?? '')
+      ? await unchanged(root, build)
+      : null
+    if (upToDate === null) throw error
+    return { written: false, manifest: upToDate }
+  }
   try {
     return await publishLocked(root, build)
   } finally {
@@ -62,17 +73,31 @@ async function publish(root: string, build: BuildOutput): Promise<WriteResult> {
   }
 }
 
+const NO_WRITE = new Set(['EACCES', 'EPERM', 'EROFS'])
+
+/** The manifest of `root` when it holds `build` as it is, its inputs' hashes included; else null. */
+async function unchanged(root: string, build: BuildOutput): Promise<Manifest | null> {
+  const read = await readManifest(root)
+  if (!isManifest(read) || !(await isSameBuild(root, read, build))) return null
+  return JSON.stringify(read.inputs) === JSON.stringify(build.manifest.inputs) ? read : null
+}
+
+/** Whether `previous` (the cache's manifest) names this build, every file of it in place. */
+async function isSameBuild(root: string, previous: Manifest, build: BuildOutput): Promise<boolean> {
+  return (
+    previous.formatVersion === build.manifest.formatVersion &&
+    previous.contentHash === build.manifest.contentHash &&
+    previous.fingerprint === build.manifest.fingerprint &&
+    (await isIntact(root, previous.generation, build))
+  )
+}
+
 async function publishLocked(root: string, build: BuildOutput): Promise<WriteResult> {
   const read = await readManifest(root)
   // A manifest.json fw did not write (a web app's) is the user's: refused with the rest.
   const previous = isManifest(read) ? read : null
   if (previous === null) await assertOnlyOurs(root)
-  if (
-    previous?.formatVersion === build.manifest.formatVersion &&
-    previous.contentHash === build.manifest.contentHash &&
-    previous.fingerprint === build.manifest.fingerprint &&
-    (await isIntact(root, previous.generation, build))
-  ) {
+  if (previous !== null && (await isSameBuild(root, previous, build))) {
     const manifest = await recordInputs(root, previous, build.manifest.inputs)
     return {
       written: false,

@@ -3,7 +3,11 @@
  * a missing import, a duplicate name) does not end the server before it started: the error is
  * printed, and the server starts with the first change that builds, as it reloads on later ones.
  */
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import type { BuildCacheResult } from '../compiler/index.js'
+import { isCacheFresh } from '../runtime/load-router.js'
+import { MANIFEST_FILE, type Manifest } from '../shared/cache-format.js'
 import { FwError } from '../shared/errors.js'
 import type { ServeOptions } from './serve.js'
 import { listenForStop } from './shutdown.js'
@@ -34,10 +38,33 @@ export async function firstBuild(options: ServeOptions): Promise<BuildCacheResul
       await buildCache({ routesFile: options.routes, cacheDir: options.cache }),
     )
   } catch (error) {
+    const cached = options.watch ? null : await fromFreshCache(options, error)
+    if (cached !== null) return cached
     if (!options.watch || !fixableByEdit(error)) throw error
     options.onError(error)
   }
   return untilItBuilds(options)
+}
+
+/**
+ * An app deployed read-only (its folder and node_modules another user's, or a read-only image)
+ * with its cache built beforehand: fw cannot write the temporary bundle it loads routes.ts from,
+ * but the cache is up to date with every source file, so its routes.mjs is served, as the
+ * --workers do. Null when the build failed otherwise or the cache is not up to date.
+ */
+async function fromFreshCache(
+  options: ServeOptions,
+  error: unknown,
+): Promise<BuildCacheResult | null> {
+  if (!(error instanceof FwError) || error.code !== 'FW_TEMP_WRITE') return null
+  if (!isCacheFresh(options.cache)) return null
+  const { loadWorkerRoutes } = await import('./workers.js')
+  const register = await loadWorkerRoutes(options)
+  const manifest = JSON.parse(
+    readFileSync(join(resolve(options.cache), MANIFEST_FILE), 'utf8'),
+  ) as Manifest
+  options.warn(`warning ${error.message}: serving the up-to-date route cache as it was built`)
+  return { manifest, register, written: false, milliseconds: 0 }
 }
 
 function untilItBuilds(options: ServeOptions): Promise<BuildCacheResult> {

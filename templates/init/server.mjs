@@ -34,7 +34,8 @@ const server = attachKernel(
   () => kernel,
 )
 server.keepAliveTimeout = 65_000
-const host = process.env.HOST ?? '127.0.0.1'
+// An empty HOST (a compose file's unset ${HOST}) is unset, as --host '' is refused by fw serve.
+const host = process.env.HOST || '127.0.0.1'
 // Decimal digits only, as `fw serve` takes it: Number() would read ' ' as 0 (a random port) and
 // 0x1F90 as 8080.
 const port = Number(process.env.PORT || 3000)
