@@ -70,10 +70,19 @@ function reportToPrimary(): Promise<void> {
 }
 
 async function serveOne(options: ServeOptions): Promise<void> {
+  // A worker hears of reloads from its start: one asked for while it boots (it replaces a crashed
+  // worker as an edit is built) was lost, and it served the routes it started with for good,
+  // beside workers serving the new ones. It is done once the worker serves.
+  let reloadAsked = false
+  let onReload = (): void => void (reloadAsked = true)
+  if (options.watch && cluster.isWorker) {
+    process.on('message', (message: { tag?: unknown } | null) => {
+      if (message?.tag === RELOAD) onReload()
+    })
+  }
   // Workers take the routes the primary built (see loadWorkerRoutes): no compiler loaded.
   const built = cluster.isWorker ? null : await firstBuild(options)
-  const register = built === null ? await loadWorkerRoutes(options) : built.register
-  let kernel = await boot(options, register)
+  let kernel = built === null ? await bootWorker(options) : await boot(options, built.register)
   // Without --watch nothing is bundled again: let esbuild's service process go.
   if (!options.watch && !cluster.isWorker)
     await (await import('../compiler/import-module.js')).stopBundler()
@@ -91,15 +100,12 @@ async function serveOne(options: ServeOptions): Promise<void> {
     server.swap(next)
   }
   // With --workers, the primary watches and rebuilds; each worker only loads the new routes.
-  if (options.watch && cluster.isWorker) {
-    process.on('message', (message: { tag?: unknown } | null) => {
-      if (message?.tag !== RELOAD) return
-      loadWorkerRoutes(options)
-        .then(swapTo)
-        .catch(options.onError)
-        .finally(() => process.send?.({ tag: RELOADED }))
-    })
-  }
+  onReload = () =>
+    void loadWorkerRoutes(options)
+      .then(swapTo)
+      .catch(options.onError)
+      .finally(() => process.send?.({ tag: RELOADED }))
+  if (reloadAsked) onReload()
   const watcher =
     options.watch && built !== null ? watchAndReload(options, swapTo, built.manifest) : null
   // The banner once the watcher is ready: an edit made right after it is seen.
@@ -132,6 +138,23 @@ async function serveOne(options: ServeOptions): Promise<void> {
   await (await import('../auth/index.js')).closeDefaultAuth()
   // A worker's IPC channel to the primary would keep it alive after the drain.
   cluster.worker?.disconnect()
+}
+
+/**
+ * A worker's kernel, on the routes of the cache the primary built. A build the primary publishes
+ * between the worker's load of the routes and the kernel's read of the cache (a worker replacing
+ * a crashed one as an edit is built) failed its start with FW_CACHE_STALE: the routes are then
+ * loaded again, from the new build.
+ */
+async function bootWorker(options: ServeOptions): Promise<Kernel> {
+  for (let tries = 1; ; tries++) {
+    const register = await loadWorkerRoutes(options)
+    try {
+      return await boot(options, register)
+    } catch (error) {
+      if (tries === 3 || !(error instanceof FwError) || error.code !== 'FW_CACHE_STALE') throw error
+    }
+  }
 }
 
 /**
