@@ -1,8 +1,6 @@
 /**
- * How `fw serve` stops: the first SIGTERM, SIGINT or SIGHUP (the terminal closed, a service
- * manager's hang-up) starts a drain (no new connections, in-flight requests finish, for up to
- * 10 s; Node's default for SIGHUP ended the process at once, cutting them off, with no word); a
- * repeated SIGTERM changes nothing, since process managers
+ * How `fw serve` stops: the first SIGTERM or SIGINT starts a drain (no new connections, in-flight
+ * requests finish, for up to 10 s); a repeated SIGTERM changes nothing, since process managers
  * and scripts repeat it and it must not cut off the requests the first one let finish; a second
  * SIGINT (Ctrl-C twice) is a person who does not want to wait: the requests are cut off at once.
  */
@@ -22,9 +20,7 @@ export interface StopSignal {
   dispose(): void
 }
 
-const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const
-
-/** Listens for SIGTERM, SIGINT and SIGHUP from now on. */
+/** Listens for SIGTERM and SIGINT from now on. */
 export function listenForStop(): StopSignal {
   let resolve!: (signal: NodeJS.Signals) => void
   const received = new Promise<NodeJS.Signals>((r) => (resolve = r))
@@ -37,14 +33,16 @@ export function listenForStop(): StopSignal {
     }
     if (signal === 'SIGINT') cut?.()
   }
-  for (const signal of STOP_SIGNALS) process.on(signal, on)
+  process.on('SIGTERM', on)
+  process.on('SIGINT', on)
   return {
     received,
     onInterruptAgain: (fn) => {
       cut = fn
     },
     dispose: () => {
-      for (const signal of STOP_SIGNALS) process.off(signal, on)
+      process.off('SIGTERM', on)
+      process.off('SIGINT', on)
     },
   }
 }

@@ -89,22 +89,6 @@ describe('fw serve stopping', () => {
     expect(await exited(app), app.output()).toBe(0)
   })
 
-  // Node's default for SIGHUP (the terminal closed) ended the server at once: the client got a
-  // reset and nothing was said.
-  it('drains on SIGHUP as on SIGTERM: the in-flight request gets its answer, exit 0', async () => {
-    for (const workers of ['1', '2']) {
-      const app = await serveApp(['--routes', 'routes.mjs', '--workers', workers], {
-        cwd: project(),
-      })
-      const slow = getJson(`${app.url}/slow`)
-      await new Promise((r) => setTimeout(r, 200))
-      process.kill(app.pid, 'SIGHUP')
-      expect((await slow).body).toEqual({ slow: true })
-      expect(await exited(app), app.output()).toBe(0)
-      expect(app.output()).toMatch(/stopping: finishing in-flight requests/)
-    }
-  })
-
   it('cuts the in-flight requests off at a second SIGINT (Ctrl-C twice), says so once, exit 0', async () => {
     const app = await serveApp(['--routes', 'routes.mjs'], { cwd: project() })
     const hanging = getJson(`${app.url}/hang`).then(
