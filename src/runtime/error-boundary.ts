@@ -101,8 +101,9 @@ export function toHttpError(thrown: unknown, context: ErrorContext): HttpError {
  * Null for what is no Error, or cannot be read: logged each time.
  */
 function unhandledKind(thrown: unknown): string | null {
-  if (!(thrown instanceof Error)) return null
   try {
+    // Inside the try: `instanceof` runs a Proxy's getPrototypeOf trap, which may throw.
+    if (!(thrown instanceof Error)) return null
     const { name, message, stack } = thrown
     if (typeof message !== 'string') return null
     const top = typeof stack === 'string' ? (/\n\s+at [^\n]*/.exec(stack)?.[0]?.trim() ?? '') : ''

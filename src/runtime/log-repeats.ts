@@ -39,7 +39,9 @@ export function logRepeating(
     kinds.delete(kind)
     if (counted.skipped > 0)
       log.error(
-        { repeated: counted.skipped },
+        // Which line they were like: 'Unhandled error (12 more like it ...)' alone did not say.
+        // Its request id, not the kind, which holds the error's message (and maybe a secret).
+        { repeated: counted.skipped, first_request_id: fields.request_id },
         `${message} (${counted.skipped} more like it in the ${REPEAT_MS / 1000} s after, not logged)`,
       )
   }, REPEAT_MS).unref()

@@ -70,7 +70,7 @@ describe('repeated server errors', () => {
     expect(log.lines).toHaveLength(1)
     vi.advanceTimersByTime(REPEAT_MS - 1_000)
     expect(log.lines).toHaveLength(2)
-    expect(log.lines[1]!.fields).toEqual({ repeated: 2 })
+    expect(log.lines[1]!.fields).toEqual({ repeated: 2, first_request_id: 'a' })
     expect(log.lines[1]!.message).toBe(
       'The user store is unavailable (2 more like it in the 60 s after, not logged)',
     )
