@@ -169,24 +169,31 @@ export class RedisRevocationList implements RevocationList {
     const seconds = Math.ceil(expiresAt - this.#now() / 1000)
     if (seconds <= 0) return true
     const key = this.#prefix + keyOf(jti)
-    return (await this.#bounded(this.#redis.set(key, '1', 'EX', seconds, 'NX'))) === 'OK'
+    return (await this.#bounded(() => this.#redis.set(key, '1', 'EX', seconds, 'NX'))) === 'OK'
   }
 
   async isRevoked(jti: string): Promise<boolean> {
-    return (await this.#bounded(this.#redis.exists(this.#prefix + keyOf(jti)))) === 1
+    return (await this.#bounded(() => this.#redis.exists(this.#prefix + keyOf(jti)))) === 1
   }
 
   async close(): Promise<void> {
     if (this.#redis.status !== 'ready') this.#redis.disconnect()
     // A Redis that stops answering fails QUIT too: the connection is closed all the same.
-    else await this.#bounded(this.#redis.quit()).catch(() => this.#redis.disconnect())
+    else await this.#bounded(() => this.#redis.quit()).catch(() => this.#redis.disconnect())
   }
 
   /**
    * `work`, or a rejection once it has taken longer than the time limit: a connection given with
    * ioredis's defaults (no command timeout) held every authenticated request while Redis was silent.
    */
-  #bounded<T>(work: Promise<T>): Promise<T> {
+  #bounded<T>(start: () => Promise<T>): Promise<T> {
+    // A connection that lost Redis (and is trying again) fails at once, the callers answer 503: its
+    // commands waited their whole time limit each, queued, and were all sent on reconnect. One
+    // still connecting (a first request at boot) waits for it, within the limit.
+    const status = this.#redis.status
+    if (status === 'reconnecting' || status === 'end' || status === 'close')
+      return Promise.reject(new Error(`The Redis connection is ${status}`))
+    const work = start()
     let timer: NodeJS.Timeout | undefined
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(

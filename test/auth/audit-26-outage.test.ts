@@ -95,4 +95,28 @@ describe.runIf(redisUp)('a RedisRevocationList on a connection of your own, Redi
       await proxy.close()
     }
   })
+
+  // While ioredis reconnects, each check waited its whole time limit in the offline queue, and
+  // all of them were sent when Redis came back.
+  it('fails at once while the connection is lost, queueing nothing, and works again after', async () => {
+    const proxy = await startTcpProxy(REDIS_URL)
+    const redis = new Redis(proxy.url, { retryStrategy: () => 50 })
+    redis.on('error', () => {})
+    const prefix = `fw:test:audit26:${Date.now()}:down:`
+    const list = new RedisRevocationList(redis, { prefix, commandTimeoutMs: 60_000 })
+    try {
+      expect(await list.isRevoked('c1')).toBe(false)
+      await proxy.down()
+      while (redis.status === 'ready') await new Promise((r) => setTimeout(r, 10))
+      await expect(list.isRevoked('c1')).rejects.toThrow(/Redis connection is/)
+      await expect(list.revoke('c1', Math.floor(Date.now() / 1000) + 60)).rejects.toThrow()
+      await proxy.up()
+      while ((redis.status as string) !== 'ready') await new Promise((r) => setTimeout(r, 10))
+      // Refused, not queued: the revocation was not sent when Redis came back.
+      expect(await list.isRevoked('c1')).toBe(false)
+    } finally {
+      await list.close()
+      await proxy.close()
+    }
+  })
 })
