@@ -111,7 +111,7 @@ export class Auth {
 
   revocations(): Promise<RevocationList> {
     const source = this.#options.revocations
-    this.#revocations ??= retryable(
+    this.#revocations ??= retryable<RevocationList>(
       typeof source === 'string'
         ? connectRedisRevocations(source)
         : Promise.resolve(source ?? this.#memoryRevocations()),

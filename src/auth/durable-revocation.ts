@@ -51,6 +51,8 @@ export class DurableRevocationList implements RevocationList {
     // was refused at once (the retried logout a 401, the retried refresh a 400) but never written,
     // and a restart brought it back.
     await this.#purge(store)
+    // Room first: refused by the list after the insert, the revocation held only after a restart.
+    this.#inner.assertRoom?.(jti, subject)
     const revoked = await store.insert(jti.toLowerCase(), expiresAt)
     await this.#inner.revoke(jti, expiresAt, subject)
     return revoked

@@ -17,6 +17,8 @@ export interface RevocationList {
    * `subject`, the token's `sub`, lets a bounded list give each user a share of its room.
    */
   revoke(jti: string, expiresAt: number, subject?: string): Promise<boolean>
+  /** Throws when `revoke` would be refused for want of room (a bounded list). */
+  assertRoom?(jti: string, subject?: string): void
   isRevoked(jti: string): Promise<boolean>
   close?(): Promise<void>
 }
@@ -94,6 +96,27 @@ export class MemoryRevocationList implements RevocationList {
     // No await between the test and the set: concurrent calls cannot both see "not revoked".
     const key = keyOf(jti)
     if (this.#has(key)) return false
+    this.#makeRoom(subject, now)
+    this.#entries.set(key, { until, subject })
+    if (subject !== undefined) {
+      const own = this.#bySubject.get(subject)
+      if (own === undefined) this.#bySubject.set(subject, new Set([key]))
+      else own.add(key)
+    }
+    return true
+  }
+
+  /**
+   * Throws RevocationListFullError unless `jti` is listed or would fit: asked before a durable
+   * list writes its database, so that a revocation refused here is written nowhere (written there
+   * only, it held after a restart while the token kept working until then).
+   */
+  assertRoom(jti: string, subject?: string): void {
+    if (!this.#has(keyOf(jti))) this.#makeRoom(subject, this.#now())
+  }
+
+  /** Drops expired entries where needed; throws when the subject's share or the list is full. */
+  #makeRoom(subject: string | undefined, now: number): void {
     const own = subject === undefined ? undefined : this.#bySubject.get(subject)
     if (own !== undefined && own.size >= this.#maxPerSubject) {
       for (const other of own) this.#has(other) // drops the expired ones
@@ -102,12 +125,6 @@ export class MemoryRevocationList implements RevocationList {
     }
     if (this.#entries.size >= this.#max && now - this.#sweptAt >= 1000) this.#dropExpired(now)
     if (this.#entries.size >= this.#max) throw new RevocationListFullError(this.#max)
-    this.#entries.set(key, { until, subject })
-    if (subject !== undefined) {
-      if (own === undefined || own.size === 0) this.#bySubject.set(subject, new Set([key]))
-      else own.add(key)
-    }
-    return true
   }
 
   async isRevoked(jti: string): Promise<boolean> {

@@ -91,7 +91,7 @@ describe('one account looping refresh and logout', () => {
 })
 
 describe('DurableRevocationList', () => {
-  it('passes the subject to the list it keeps in memory', async () => {
+  it('passes the subject to the list it keeps in memory, and writes nothing it refuses', async () => {
     const server = await start({ database: 'sqlite::memory:' })
     try {
       const store = (await server.auth.database()).revokedTokens
@@ -104,6 +104,16 @@ describe('DurableRevocationList', () => {
       expect(await list.revoke('d2', exp, '7')).toBe(true)
       await expect(list.revoke('d3', exp, '7')).rejects.toBeInstanceOf(RevocationListFullError)
       expect(await list.revoke('d4', exp, '8')).toBe(true)
+      // Refused, d3 was written nowhere: in the database only, it was revoked after a restart
+      // while the token kept working until then.
+      const restarted = new DurableRevocationList({
+        inner: new MemoryRevocationList(),
+        store: async () => store,
+      })
+      expect(await restarted.isRevoked('d3')).toBe(false)
+      expect(await restarted.isRevoked('d2')).toBe(true)
+      // Already revoked is a plain "already", also with the share full.
+      expect(await list.revoke('d1', exp, '7')).toBe(false)
     } finally {
       await server.stop()
     }
