@@ -58,9 +58,19 @@ export function parsePath(pattern: string): Segment[] {
   const segments = splitOutsideBraces(pattern, body, '/').map((raw) =>
     parseSegment(pattern, raw, false),
   )
+  const dots = segments.find((s) => s.kind === 'static' && DOT_SEGMENT.test(s.value))
+  if (dots?.kind === 'static') {
+    throw patternError(
+      pattern,
+      `has the segment "${dots.value}", which HTTP clients remove before sending a path (RFC 3986 dot-segments; browsers and fetch also remove it escaped): no link reaches it`,
+    )
+  }
   checkSegmentOrder(pattern, segments)
   return segments
 }
+
+// '.' and '..', also escaped (%2e, as the URL standard reads it).
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i
 
 /**
  * Parses a domain pattern such as `{account}.example.com` (labels separated by `.`).

@@ -132,7 +132,7 @@ function toParts(segments: readonly Segment[], separator: string, lead: string):
   segments.forEach((segment, i) => {
     text += i === 0 ? lead : separator
     if (segment.kind === 'static') {
-      text += separator === '/' ? dotSegment(segment.value) : segment.value
+      text += segment.value
       return
     }
     parts.push(text)
@@ -145,13 +145,4 @@ function toParts(segments: readonly Segment[], separator: string, lead: string):
   if (segments.length === 0) text = lead
   if (text !== '') parts.push(text)
   return parts
-}
-
-/**
- * A literal segment '.' or '..' (`/a/../b`) escaped, as urlFor escapes such a value: clients
- * remove dot-segments (RFC 3986 5.2.4), so `/a/../b` would reach the server as `/b`; match()
- * reads `%2E%2E` as `..`.
- */
-function dotSegment(segment: string): string {
-  return segment === '.' ? '%2E' : segment === '..' ? '%2E%2E' : segment
 }
