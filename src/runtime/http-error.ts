@@ -56,8 +56,14 @@ export class HttpError extends Error {
  */
 function headerFields(value: unknown): HeaderMap {
   if (value === undefined || value === null) return {}
-  if (value instanceof Headers || value instanceof Map)
-    return Object.fromEntries(value as Map<string, string>)
+  if (value instanceof Headers) {
+    // Each Set-Cookie its own: the entries join them with ", " (and Expires has a comma).
+    const fields: HeaderMap = Object.fromEntries(value)
+    const cookies = value.getSetCookie()
+    if (cookies.length > 0) fields['set-cookie'] = cookies
+    return fields
+  }
+  if (value instanceof Map) return Object.fromEntries(value as Map<string, string>)
   checkFields(value, 'headers')
   return value as HeaderMap
 }

@@ -96,7 +96,10 @@ beforeAll(async () => {
         throw new HttpError(400, { headers: 'oops' as never })
       })
       r.get('/headers-web', () => {
-        throw new HttpError(502, { headers: new Headers({ 'x-a': 'b' }) as never })
+        const headers = new Headers({ 'x-a': 'b' })
+        headers.append('set-cookie', 'a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT')
+        headers.append('set-cookie', 'b=2')
+        throw new HttpError(502, { headers: headers as never })
       })
       // An inline arrow has no name: the log named it "A middleware".
       r.alias('tenant', ((req: never, next: (r: never) => unknown) => {
@@ -202,6 +205,11 @@ describe('HttpError options', () => {
   it('takes headers given as a Headers object (they were dropped)', async () => {
     const reply = await server.send('GET', '/headers-web')
     expect([reply.status, reply.headers['x-a']]).toEqual([502, 'b'])
+    // One line each: the entries joined them with ", ", which Expires holds too.
+    expect(reply.headers['set-cookie']).toEqual([
+      'a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT',
+      'b=2',
+    ])
   })
 
   it.each(['/headers-string', '/body-list'])(

@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream'
 import { FwError, type ErrorCode, type SourceLocation } from '../../shared/errors.js'
 import { configFileThatSet, configVariableLocation } from '../../shared/config-markers.js'
 import { thrownMessage } from '../../shared/thrown.js'
+import { isBusy } from '../../auth/stores/sqlite-busy.js'
 import { applyConfigEnv, readConfig } from '../config.js'
 import type { Output } from '../output.js'
 
@@ -116,7 +117,7 @@ async function createUser(
       )
     }
     // The store waited 5 s for a write lock another connection holds (SQLite's SQLITE_BUSY).
-    if (/^SQLITE_BUSY/.test(String((error as { code?: unknown } | null)?.code)))
+    if (isBusy(error))
       throw userError(
         'FW_DATABASE_UNAVAILABLE',
         `The user store is locked by another process: ${thrownMessage(error)}`,
