@@ -48,8 +48,11 @@ export {
 export {
   MemoryRevocationList,
   RedisRevocationList,
+  RevocationListFullError,
   connectRedisRevocations,
   type RevocationList,
+  type MemoryRevocationOptions,
+  type RedisRevocationOptions,
 } from './revocation.js'
 export {
   ClusterRevocationList,

@@ -158,7 +158,8 @@ export interface RedisRevocationOptions {
   prefix?: string | undefined
   /**
    * A check or revocation slower than this fails (a 503), also on a connection made with
-   * ioredis's defaults, which wait for ever on a Redis that stops answering. Default 1000 ms.
+   * ioredis's defaults, which wait for ever on a Redis that stops answering. Default 1000 ms. A
+   * connection that lost Redis (reconnecting, ended) fails each call at once, without waiting.
    */
   commandTimeoutMs?: number | undefined
   now?: (() => number) | undefined
@@ -200,7 +201,7 @@ export class RedisRevocationList implements RevocationList {
   }
 
   /**
-   * `work`, or a rejection once it has taken longer than the time limit: a connection given with
+   * What `start` resolves to, or a rejection once it has taken longer than the time limit: a connection given with
    * ioredis's defaults (no command timeout) held every authenticated request while Redis was silent.
    */
   #bounded<T>(start: () => Promise<T>): Promise<T> {

@@ -10,7 +10,12 @@ export type HeaderMap = Record<string, string | string[]>
 
 export interface HttpErrorOptions {
   message?: string | undefined
-  headers?: HeaderMap | undefined
+  /**
+   * Fields of the error response: an object of names and values, or a `Headers` or `Map` (an
+   * upstream's headers; each Set-Cookie of a `Headers` stays its own line). A string or a list
+   * is a TypeError.
+   */
+  headers?: HeaderMap | Headers | ReadonlyMap<string, string | string[]> | undefined
   /** Whether `message` may be shown to the client; default: status < 500. */
   expose?: boolean | undefined
   cause?: unknown

@@ -6,7 +6,8 @@ import type { Logger } from './types.js'
 
 /**
  * The default logger: pino JSON lines on stdout (or `destination`), `info` in production,
- * `debug` otherwise. A logged `err` never carries credentials (see `serializeError`).
+ * `debug` otherwise. A logged `err` never carries credentials (see `serializeError`). A `level`
+ * that is no pino level name (any case; empty is unset) throws an FwError FW_SERVE_CONFIG.
  */
 export function createLogger(
   env: string,

@@ -11,6 +11,11 @@ export const DEFAULT_DATABASE_URL = 'sqlite:.fw/app.db'
 export interface OpenDatabaseOptions {
   /** Prefix of the table names. Default none: `users`, `refresh_tokens`. */
   tablePrefix?: string | undefined
+  /**
+   * SQLite only: how long a store call waits in all for a lock another connection holds, in
+   * milliseconds, then fails with SQLITE_BUSY (a 503). Default 5000.
+   */
+  busyBudgetMs?: number | undefined
 }
 
 /**
