@@ -17,11 +17,6 @@ export interface ErrorContext {
   requestId: string | undefined
   debug: boolean
   log: Logger
-  /**
-   * Log unhandled errors alike once a minute (production: an outage fails every request the same
-   * way); in development each one, as the developer retries.
-   */
-  collapse?: boolean | undefined
   /** The request's method, its route's name and its trace id, for the log (kernel-rescue.ts). */
   method?: string | undefined
   route?: string | null | undefined
@@ -87,31 +82,8 @@ export function toHttpError(thrown: unknown, context: ErrorContext): HttpError {
     if (thrown.status >= 500) logServerError(thrown, fields(), context.log)
     return thrown
   }
-  const kind = context.collapse === true ? unhandledKind(thrown) : null
-  if (kind === null) context.log.error(fields(), 'Unhandled error')
-  else logRepeating(context.log, kind, fields(), 'Unhandled error')
+  context.log.error(fields(), 'Unhandled error')
   return new HttpError(500, { cause: thrown, ...(context.debug ? debugBody(thrown) : {}) })
-}
-
-/**
- * What makes two unhandled errors alike: the same class and message thrown from the same place
- * (the top frame of the stack). A database driver's ECONNREFUSED during an outage is one kind and
- * is logged once a minute, as a typed 5xx is; it logged ~3 KB of stack per request (53,000 lines
- * in 8 s). Messages that carry input make kinds of their own, so no distinct failure is hidden.
- * Null for what is no Error, or cannot be read: logged each time.
- */
-function unhandledKind(thrown: unknown): string | null {
-  try {
-    // Inside the try: `instanceof` runs a Proxy's getPrototypeOf trap, which may throw.
-    if (!(thrown instanceof Error)) return null
-    const { name, message, stack } = thrown
-    if (typeof message !== 'string') return null
-    const top = typeof stack === 'string' ? (/\n\s+at [^\n]*/.exec(stack)?.[0]?.trim() ?? '') : ''
-    return `unhandled ${String(name)}: ${message} ${top}`.slice(0, 1000)
-  } catch {
-    // A getter or a Proxy trap that throws: logged as it is, each time.
-    return null
-  }
 }
 
 /**

@@ -20,8 +20,6 @@ import type { Logger } from './types.js'
 /** What the kernel fixed at boot that the rescue needs. */
 export interface RescueSettings {
   debug: boolean
-  /** Production: unhandled errors alike are logged once a minute (error-boundary.ts). */
-  production: boolean
   log: Logger
   renderer: ErrorRenderer | undefined
   /** How long the custom renderer may take (KernelOptions.errorRendererTimeoutMs). */
@@ -48,7 +46,6 @@ export async function rescueError(
     requestId: (request.getAttribute('request_id') as string | null | undefined) ?? undefined,
     debug: settings.debug,
     log: settings.log,
-    collapse: settings.production,
     method: request.getMethod(),
     route: request.getAttribute('route.name') as string | null | undefined,
     // Read when logged only: without a traceparent, a 404 would make a trace id for nothing.

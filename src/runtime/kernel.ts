@@ -118,7 +118,6 @@ export class Kernel implements KernelServices {
     this.sendTimeoutMs = options.sendTimeoutMs ?? SEND_TIMEOUT_MS
     this.#rescueSettings = {
       debug: this.env !== 'production' && (options.debug ?? false),
-      production: this.env === 'production',
       log: this.log,
       renderer: options.errorRenderer,
       timeoutMs: options.errorRendererTimeoutMs ?? RENDERER_TIMEOUT_MS,

@@ -12,14 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createLogger, logLevel } from '../../src/runtime/logger.js'
 import { devLogger, serveLogger } from '../../src/serve/dev-logger.js'
 import { serviceUnavailable } from '../../src/runtime/http-error.js'
-import {
-  bootKernel,
-  call,
-  captureLogger,
-  cleanupTempDirs,
-  serve,
-  type Register,
-} from './kernel/support.js'
+import { bootKernel, cleanupTempDirs, serve, type Register } from './kernel/support.js'
 import { REPO_ROOT } from '../support/project.js'
 
 afterAll(cleanupTempDirs)
@@ -179,38 +172,5 @@ describe("fw serve's readable logger", () => {
     const { lines, log } = capture()
     log.error({ err: { status: 502, id: 10n } }, 'Unhandled error')
     expect(lines[0]!.slice(9)).toBe('ERROR Unhandled error err={"status":502,"id":"10"}')
-  })
-})
-
-describe('unhandled errors alike', () => {
-  const routes: Register = (r) => {
-    r.get('/down', () => {
-      throw new Error('connect ECONNREFUSED 127.0.0.1:5432')
-    })
-    r.get('/varies/{n}', (_request: unknown, n: string) => {
-      throw new Error(`duplicate key value (id)=(${n})`)
-    })
-  }
-  const unhandled = (log: ReturnType<typeof captureLogger>): number =>
-    log.lines.filter((line) => line.level === 'error' && line.msg === 'Unhandled error').length
-
-  // An outage (the database down) failed every request with the same driver error, each logged
-  // with its stack: 53,000 lines in 8 s.
-  it('are logged once a minute in production, each error of its own message still logged', async () => {
-    const log = captureLogger()
-    const kernel = await bootKernel(routes, { log, env: 'production' })
-    // https: production redirects plain http first.
-    const at = (path: string) => call(kernel, `https://localhost${path}`)
-    for (let i = 0; i < 5; i++) expect((await at('/down')).status).toBe(500)
-    expect(unhandled(log)).toBe(1)
-    for (let i = 0; i < 3; i++) expect((await at(`/varies/${i}`)).status).toBe(500)
-    expect(unhandled(log)).toBe(4)
-  })
-
-  it('are each logged in development, where the developer retries', async () => {
-    const log = captureLogger()
-    const kernel = await bootKernel(routes, { log, env: 'development' })
-    for (let i = 0; i < 3; i++) expect((await call(kernel, '/down')).status).toBe(500)
-    expect(unhandled(log)).toBe(3)
   })
 })
