@@ -17,8 +17,9 @@ export interface AuthRoutesOptions {
   loginMiddleware?: readonly MiddlewareInput[] | undefined
   /**
    * Middleware of the two refresh routes (/auth/refresh, /rt/auth/refresh), one group, so one
-   * counter. Default ['throttle:60,60']: a client refreshes every few minutes, and each refresh
-   * mints a token that a logout or a theft later puts on the revocation list.
+   * counter. Default none (DESIGN.md throttles the logins only); ['throttle:60,60'] is a good
+   * choice: a client refreshes every few minutes, and each refresh mints a token that a logout
+   * or a theft later puts on the revocation list.
    */
   refreshMiddleware?: readonly MiddlewareInput[] | undefined
   /** Leave out variations. Default: all on, as in the example app. */
@@ -55,9 +56,10 @@ export function authRoutes(
     if (options.oauth !== false)
       r.post('/oauth/token', handle('oauthToken'), { name: 'oauth.token', middleware: [oauthBody] })
   })
-  // Unthrottled, one client minted tokens as fast as it could send requests (~500 a second),
-  // each one more entry for the revocation list when its session ends.
-  r.group({ middleware: options.refreshMiddleware ?? ['throttle:60,60'] }, (r) => {
+  // Unthrottled, one client mints tokens as fast as it can send requests (~500 a second), each
+  // one more entry for the revocation list when its session ends; each user's share of the
+  // in-memory list (revocation.ts) keeps that to the user's own.
+  r.group({ middleware: options.refreshMiddleware ?? [] }, (r) => {
     r.post('/auth/refresh', handle('refresh'), 'auth.refresh')
     if (options.refreshTokens !== false)
       r.post('/rt/auth/refresh', handle('refreshTokenRefresh'), 'rt.auth.refresh')

@@ -113,14 +113,23 @@ describe('authRoutes', () => {
       ['POST', '/rt/auth/login', 'rt.auth.login', ['throttle:5,300']],
       // oauthBody answers a body that fails to load as RFC 6749 invalid_request (audit-2.test.ts).
       ['POST', '/oauth/token', 'oauth.token', ['throttle:5,300', oauthBody]],
-      // One group: one counter for both refreshes (each mints a token to revoke later).
-      ['POST', '/auth/refresh', 'auth.refresh', ['throttle:60,60']],
-      ['POST', '/rt/auth/refresh', 'rt.auth.refresh', ['throttle:60,60']],
+      ['POST', '/auth/refresh', 'auth.refresh', []],
+      ['POST', '/rt/auth/refresh', 'rt.auth.refresh', []],
       ['GET', '/auth/me', 'auth.me', ['auth']],
       ['POST', '/auth/logout', 'auth.logout', ['auth']],
       ['GET', '/admin/users', 'admin.users', ['auth', 'role:admin']],
     ])
     expect(routes.map((r) => (r.handler as () => unknown).name)).toContain('login')
+  })
+
+  it('puts the two refresh routes in one group with the refreshMiddleware given', () => {
+    const { routes } = collectRoutes((r) =>
+      authRoutes(r, createAuth({ secret: SECRET }), { refreshMiddleware: ['throttle:60,60'] }),
+    )
+    expect(routes.filter((r) => r.path.endsWith('/refresh')).map((r) => r.middleware)).toEqual([
+      ['throttle:60,60'],
+      ['throttle:60,60'],
+    ])
   })
 
   it('leaves out variations and the throttle when told', () => {
