@@ -3,6 +3,7 @@ import pc from 'picocolors'
 import { inAppCode, locateInStack } from '../define/location.js'
 import { FwError, formatLocation, ReportedError, type SourceLocation } from '../shared/errors.js'
 import { escapeControls } from '../shared/escape-controls.js'
+import { isClosedOutput, watchForClosedOutput, writeLine } from '../shared/closed-output.js'
 import { listenAsFw } from '../shared/process-listeners.js'
 import { thrownMessage, thrownStack } from '../shared/thrown.js'
 
@@ -11,34 +12,24 @@ export interface Output {
   err: (text: string) => void
 }
 
-// Set when the reader of a stream went away (`fw routes:list | head`): later output is dropped.
-const closed = new WeakSet<NodeJS.WriteStream>()
-const write = (stream: NodeJS.WriteStream, text: string): void => {
-  if (!closed.has(stream)) stream.write(text + '\n')
-}
-
+// Once the reader of a stream went away (`fw routes:list | head`, a closed terminal), later output
+// is dropped.
 export const stdio: Output = {
-  out: (text) => write(process.stdout, text),
-  err: (text) => write(process.stderr, text),
+  out: (text) => writeLine(process.stdout, text),
+  err: (text) => writeLine(process.stderr, text),
 }
 
 /**
- * Stops writing to stdout or stderr once its reader has gone (EPIPE), as `fw routes:list | head`
- * does after ten lines: the command then finishes quietly instead of crashing with a stack trace
- * on Node's unhandled 'error' event. Other write errors still surface.
+ * Stops writing to stdout or stderr once its reader has gone: a pipe's (EPIPE), as
+ * `fw routes:list | head` does after ten lines, or a closed terminal's (EIO), as a `fw serve`
+ * left running after its terminal window was closed sees (see src/shared/closed-output.ts). The
+ * command then goes on quietly instead of crashing with a stack trace on Node's unhandled 'error'
+ * event, or looping on it. Other write errors still surface.
  * @example
  * ignoreClosedPipes() // in main(), before the command prints
  */
 export function ignoreClosedPipes(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    if (stream.listeners('error').includes(onWriteError)) continue
-    stream.on('error', onWriteError)
-  }
-}
-
-function onWriteError(this: NodeJS.WriteStream, error: NodeJS.ErrnoException): void {
-  if (error.code !== 'EPIPE') throw error
-  closed.add(this)
+  for (const stream of [process.stdout, process.stderr]) watchForClosedOutput(stream)
 }
 
 // How long a finished command waits for the process to end by itself before ending it. Not less:
@@ -57,7 +48,7 @@ const EXIT_GRACE_MS = 3000
 export function exitWhenFlushed(code: number): void {
   setTimeout(() => {
     const flushed = (stream: NodeJS.WriteStream): Promise<void> =>
-      stream.writableLength === 0 || closed.has(stream)
+      stream.writableLength === 0 || isClosedOutput(stream)
         ? Promise.resolve()
         : new Promise((done) => stream.write('', () => done()))
     void Promise.all([flushed(process.stdout), flushed(process.stderr)]).then(() =>

@@ -1,5 +1,6 @@
 /** Loggers: pino (JSON lines) by default, or a silent one for tests. */
 import { pino, stdSerializers, type DestinationStream } from 'pino'
+import { isOutputGone } from '../shared/closed-output.js'
 import { FwError } from '../shared/errors.js'
 import { isSecretName } from '../shared/secret-names.js'
 import type { Logger } from './types.js'
@@ -25,6 +26,14 @@ export function createLogger(
   // (an error per request, unread, grew it by 500 MB in 25 s). The count is logged once it drains.
   const stdout = pino.destination({ dest: process.stdout.fd || 1, maxLength: MAX_BUFFERED })
   const logger = pino(options, stdout)
+  // stdout gone (a closed terminal: EIO; pino itself stops at EPIPE): later lines are dropped,
+  // quietly. Unheard, the error was an uncaught exception, whose log line failed again, for ever.
+  stdout.on('error', (error: unknown) => {
+    if (!isOutputGone(error)) throw error
+    stdout.write = () => true
+    stdout.flushSync = () => {}
+    stdout.end = () => {}
+  })
   let dropped = 0
   stdout.on('drop', () => void dropped++)
   stdout.on('drain', () => {

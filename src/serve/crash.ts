@@ -10,6 +10,7 @@
  * the event itself decides instead, as without fw.
  */
 import type { Logger } from '../runtime/types.js'
+import { isOutputGone } from '../shared/closed-output.js'
 import { appListens, listenAsFw } from '../shared/process-listeners.js'
 
 /**
@@ -42,8 +43,10 @@ const KEPT_RUNNING = {
  * `log()` (the current kernel's logger), and the first resolves `received` (never, with
  * `keepRunning`: `fw serve --watch` goes on serving). Listening keeps Node
  * from ending the process itself; the caller drains
- * and exits. The listeners stay for the process's life: an error during that drain, or during a
- * stop by signal, is logged too, and the process still exits 1.
+ * and exits. The listeners stay for the process's life: an error during a stop by signal is
+ * logged too, and the process still exits 1; a second one (or one raised while an error is
+ * logged) is logged if it can be and ends the process at once, with code 1, so that a log output
+ * that fails cannot turn one error into an endless loop of them.
  * @example
  * const crash = listenForCrash(() => kernel.log)
  * await crash.received // then drain and process.exit(1)
@@ -54,16 +57,37 @@ export function listenForCrash(
 ): CrashSignal {
   let resolve!: (error: unknown) => void
   const received = new Promise<unknown>((r) => (resolve = r))
+  // Set while an error is logged, and from the first error that ends the process.
+  let logging = false
+  let crashed = false
+  let outputGone = false
   for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
     const listener = (error: unknown): void => {
       // An app that listens for the event itself decides, as it would without fw.
       if (appListens(event)) return
+      // Raised by logging the error before (a logger that fails from within): logging this one
+      // would raise another, and so on. It ends at once.
+      if (logging) process.exit(1)
+      // Under --watch nothing ends: a log output gone (EIO, EPIPE) whose failed writes come back
+      // as uncaught errors is said once, and then dropped, so that its log lines end too.
+      if (keepRunning && isOutputGone(error)) {
+        if (outputGone) return
+        outputGone = true
+      }
+      logging = true
       try {
         log().error({ err: error }, (keepRunning ? KEPT_RUNNING : MESSAGES)[event])
       } catch {
         // A logger that throws must not turn one crash into a loop of them.
+      } finally {
+        logging = false
       }
       if (keepRunning) return
+      // A second error while the first one's drain runs: the process was ending already, and a
+      // log output that fails (a closed terminal) would raise one error after another, each
+      // failing to be logged in turn, the process spinning for ever. It ends at once.
+      if (crashed) process.exit(1)
+      crashed = true
       // However the process then ends (this crash, or the drain of a stop signal already under
       // way), it ends with code 1.
       process.exitCode = 1

@@ -9,6 +9,7 @@ import pc from 'picocolors'
 import type { Logger } from '../runtime/types.js'
 import { logLevel, redactSecrets, redactText } from '../runtime/logger.js'
 import { escapeControls } from '../shared/escape-controls.js'
+import { writeLine } from '../shared/closed-output.js'
 import { isProduction } from '../shared/app-env.js'
 import { FwError } from '../shared/errors.js'
 
@@ -77,7 +78,8 @@ export function serveLogger(
 /** A Logger writing `HH:MM:SS LEVEL message key=value…` lines from `level` up. */
 export function devLogger(
   level: string,
-  write: (line: string) => void = (line) => void process.stdout.write(line + '\n'),
+  // Nothing once stdout is gone (a closed terminal): a failed write must not become an error to log.
+  write: (line: string) => void = (line) => writeLine(process.stdout, line),
 ): Logger {
   const min = RANK[level] ?? RANK.debug!
   const at =

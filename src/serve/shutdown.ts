@@ -1,6 +1,6 @@
 /**
- * How `fw serve` stops: the first SIGTERM or SIGINT starts a drain (no new connections, in-flight
- * requests finish, for up to 10 s); a repeated SIGTERM changes nothing, since process managers
+ * How `fw serve` stops: the first SIGTERM, SIGINT or SIGHUP (its terminal closed) starts a drain (no
+ * new connections, in-flight requests finish, for up to 10 s); a repeated SIGTERM changes nothing, since process managers
  * and scripts repeat it and it must not cut off the requests the first one let finish; a second
  * SIGINT (Ctrl-C twice) is a person who does not want to wait: the requests are cut off at once.
  */
@@ -20,7 +20,10 @@ export interface StopSignal {
   dispose(): void
 }
 
-/** Listens for SIGTERM and SIGINT from now on. */
+/**
+ * Listens for SIGTERM, SIGINT and SIGHUP from now on. SIGHUP (the terminal closed, or a kill -HUP)
+ * drains as SIGTERM does: what is written to the closed terminal is dropped (closed-output.ts).
+ */
 export function listenForStop(): StopSignal {
   let resolve!: (signal: NodeJS.Signals) => void
   const received = new Promise<NodeJS.Signals>((r) => (resolve = r))
@@ -35,6 +38,7 @@ export function listenForStop(): StopSignal {
   }
   process.on('SIGTERM', on)
   process.on('SIGINT', on)
+  process.on('SIGHUP', on)
   return {
     received,
     onInterruptAgain: (fn) => {
@@ -43,6 +47,7 @@ export function listenForStop(): StopSignal {
     dispose: () => {
       process.off('SIGTERM', on)
       process.off('SIGINT', on)
+      process.off('SIGHUP', on)
     },
   }
 }

@@ -144,8 +144,9 @@ class WorkerPool implements Pool {
 
   #exitedWhileStopping(worker: Worker, code: number, signal: string | null): void {
     // Exit code 0, or the signal sent to a replacement still starting, before it listened for
-    // it. A crash during the drain is exit code 1; a kill was reported when it was sent.
-    if (code === 0 || signal === 'SIGTERM' || signal === 'SIGINT') return
+    // it (SIGHUP too: a closed terminal hangs up every worker on it). A crash during the drain is
+    // exit code 1; a kill was reported when it was sent.
+    if (code === 0 || signal === 'SIGTERM' || signal === 'SIGINT' || signal === 'SIGHUP') return
     this.#stoppedWell = false
     if (!this.#killed.has(worker)) this.#warn(`worker exited (${signal ?? code}) while stopping`)
   }
