@@ -172,12 +172,16 @@ export interface RedisRevocationOptions {
  */
 export class RedisRevocationList implements RevocationList {
   readonly #redis: Redis
+  /** Whether the connection has been ready once: not ready since, Redis was lost. */
+  #wasReady: boolean
   readonly #prefix: string
   readonly #limitMs: number
   readonly #now: () => number
 
   constructor(redis: Redis, options: RedisRevocationOptions = {}) {
     this.#redis = redis
+    this.#wasReady = redis.status === 'ready'
+    if (!this.#wasReady) redis.once('ready', () => void (this.#wasReady = true))
     this.#prefix = options.prefix ?? 'fw:revoked:'
     this.#limitMs = options.commandTimeoutMs ?? 1000
     this.#now = options.now ?? Date.now
@@ -205,11 +209,12 @@ export class RedisRevocationList implements RevocationList {
    * ioredis's defaults (no command timeout) held every authenticated request while Redis was silent.
    */
   #bounded<T>(start: () => Promise<T>): Promise<T> {
-    // A connection that lost Redis (and is trying again) fails at once, the callers answer 503: its
-    // commands waited their whole time limit each, queued, and were all sent on reconnect. One
-    // still connecting (a first request at boot) waits for it, within the limit.
+    // A connection that lost Redis (and is trying again: reconnecting, then connecting) fails at
+    // once, the callers answer 503: its commands waited their whole time limit each, queued, and
+    // were all sent on reconnect. One that was never ready (a first request at boot) waits for
+    // it, within the limit.
     const status = this.#redis.status
-    if (status === 'reconnecting' || status === 'end' || status === 'close')
+    if (status !== 'ready' && (this.#wasReady || status === 'end' || status === 'close'))
       return Promise.reject(new Error(`The Redis connection is ${status}`))
     const work = start()
     let timer: NodeJS.Timeout | undefined

@@ -1,4 +1,5 @@
 /** Loggers: pino (JSON lines) by default, or a silent one for tests. */
+import { hostname } from 'node:os'
 import { pino, stdSerializers, type DestinationStream } from 'pino'
 import { isOutputGone } from '../shared/closed-output.js'
 import { FwError } from '../shared/errors.js'
@@ -17,7 +18,8 @@ export function createLogger(
 ): Logger {
   const options = {
     level: logLevel(level) ?? (env === 'production' ? 'info' : 'debug'),
-    base: { pid: process.pid },
+    // As pino's own default: which machine a line came from, once several ship to one place.
+    base: { pid: process.pid, hostname: hostname() },
     serializers: { err: serializeError },
   }
   if (destination) return pino(options, destination)

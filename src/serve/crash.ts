@@ -83,10 +83,10 @@ export function listenForCrash(
         logging = false
       }
       if (keepRunning) return
-      // A second error while the first one's drain runs: the process was ending already, and a
-      // log output that fails (a closed terminal) would raise one error after another, each
-      // failing to be logged in turn, the process spinning for ever. It ends at once.
-      if (crashed) process.exit(1)
+      // A failing log output (a closed terminal) while the first error's drain runs: each failed
+      // write came back as another error, each failing to be logged in turn, the process spinning
+      // for ever. It ends at once then; any other second error lets the drain finish.
+      if (crashed && isOutputGone(error)) process.exit(1)
       crashed = true
       // However the process then ends (this crash, or the drain of a stop signal already under
       // way), it ends with code 1.

@@ -1,6 +1,6 @@
 /**
  * Output whose reader has gone: a pipe whose reader exited (`fw routes:list | head`, EPIPE), a
- * terminal that was closed while the process kept running (`setsid fw serve &`, `nohup`, EIO), a
+ * terminal that was closed while the process kept running (`setsid fw serve &`, EIO), a
  * descriptor that was closed (EBADF). Writing there again fails again: the stream is marked
  * closed, and what is written to it later is dropped quietly, rather than each failed write
  * becoming an uncaught exception whose log line fails in turn, for ever (a process spinning at
@@ -9,13 +9,18 @@
 import { closeSync, openSync } from 'node:fs'
 import { isatty } from 'node:tty'
 
-/** The write errors that say the output is gone for good. */
-const GONE = new Set(['EPIPE', 'EIO', 'EBADF'])
+// Which standard descriptors were terminals when fw started.
+const STARTED_AS_TERMINAL = [0, 1, 2].map((fd) => isatty(fd))
 
-/** Whether `error` says the output written to has gone for good (EPIPE, EIO, EBADF). */
+/**
+ * Whether `error` says the output written to has gone for good: EPIPE (the reader left), EBADF
+ * (the descriptor was closed), or EIO once a terminal fw started on has been closed. An EIO of a
+ * file (a failing disk) is no such thing: it is not taken for one, and surfaces.
+ */
 export function isOutputGone(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' && GONE.has(code)
+  if (code === 'EPIPE' || code === 'EBADF') return true
+  return code === 'EIO' && STARTED_AS_TERMINAL.some((was, fd) => was && !isatty(fd))
 }
 
 const closed = new WeakSet<NodeJS.WritableStream>()
@@ -37,7 +42,7 @@ export function watchForClosedOutput(stream: NodeJS.WritableStream): void {
   stream.on('error', onWriteError)
 }
 
-let terminals: boolean[] | null = null
+let hooked = false
 
 /**
  * On exit, Node puts the terminal of stdin, stdout and stderr back as it found it; a terminal
@@ -46,10 +51,10 @@ let terminals: boolean[] | null = null
  * a terminal at the start and is no longer one is pointed at /dev/null first, which Node skips.
  */
 function releaseClosedTerminalOnExit(): void {
-  if (terminals !== null) return
-  terminals = [0, 1, 2].map((fd) => isatty(fd))
+  if (hooked) return
+  hooked = true
   process.once('exit', () => {
-    terminals!.forEach((wasTerminal, fd) => {
+    STARTED_AS_TERMINAL.forEach((wasTerminal, fd) => {
       if (!wasTerminal || isatty(fd)) return
       try {
         closeSync(fd)
