@@ -7,7 +7,7 @@
  * authenticated request); only revocations (logout, refresh) write. On a database shared by
  * several hosts the write is also a test-and-set, so a token refreshes once on all of them.
  */
-import type { RevocationList } from './revocation.js'
+import { RevocationListFullError, type RevocationList } from './revocation.js'
 import type { RevokedTokenStore } from './stores/types.js'
 
 /** How often (at most) a revocation deletes the expired rows. */
@@ -54,7 +54,15 @@ export class DurableRevocationList implements RevocationList {
     // Room first: refused by the list after the insert, the revocation held only after a restart.
     this.#inner.assertRoom?.(jti, subject)
     const revoked = await store.insert(jti.toLowerCase(), expiresAt)
-    await this.#inner.revoke(jti, expiresAt, subject)
+    try {
+      await this.#inner.revoke(jti, expiresAt, subject)
+    } catch (error) {
+      // Refused by the list after all (a concurrent revocation took the room first): the row is
+      // taken back, so that the revocation is nowhere, and the retry of the 503 can make it.
+      if (revoked && error instanceof RevocationListFullError)
+        await store.remove?.(jti.toLowerCase()).catch(() => {})
+      throw error
+    }
     return revoked
   }
 

@@ -118,4 +118,45 @@ describe('DurableRevocationList', () => {
       await server.stop()
     }
   })
+
+  // Both passed the room check before either reached the list, and the one refused there stayed
+  // in the database only.
+  it('takes back the row of a revocation the list refused after a concurrent one', async () => {
+    const server = await start({ database: 'sqlite::memory:' })
+    try {
+      const store = (await server.auth.database()).revokedTokens!
+      // The real store, its inserts a moment slower (a database across the network): both calls
+      // pass the room check before either reaches the list.
+      const slow = {
+        live: (now: number) => store.live(now),
+        purgeExpired: (now: number) => store.purgeExpired(now),
+        remove: (jti: string) => store.remove!(jti),
+        insert: async (jti: string, expiresAt: number) => {
+          await new Promise((r) => setTimeout(r, 20))
+          return store.insert(jti, expiresAt)
+        },
+      }
+      const list = new DurableRevocationList({
+        inner: new MemoryRevocationList({ maxPerSubject: 1 }),
+        store: async () => slow,
+      })
+      const exp = Math.floor(Date.now() / 1000) + 60
+      const jtis = ['r1', 'r2']
+      const outcomes = await Promise.allSettled(jtis.map((jti) => list.revoke(jti, exp, '9')))
+      const won = outcomes.findIndex((o) => o.status === 'fulfilled')
+      const lost = 1 - won
+      expect(outcomes[won]).toEqual({ status: 'fulfilled', value: true })
+      expect((outcomes[lost] as PromiseRejectedResult).reason).toBeInstanceOf(
+        RevocationListFullError,
+      )
+      const restarted = new DurableRevocationList({
+        inner: new MemoryRevocationList(),
+        store: async () => store,
+      })
+      expect(await restarted.isRevoked(jtis[won]!)).toBe(true)
+      expect(await restarted.isRevoked(jtis[lost]!)).toBe(false)
+    } finally {
+      await server.stop()
+    }
+  })
 })

@@ -49,6 +49,10 @@ export class SqliteRevokedTokens implements RevokedTokenStore {
       () => this.#prepare(`DELETE FROM ${this.#table} WHERE expires_at <= ?`).run(now).changes,
     )
   }
+
+  async remove(jti: string): Promise<void> {
+    await this.#gate.write(() => this.#prepare(`DELETE FROM ${this.#table} WHERE jti = ?`).run(jti))
+  }
 }
 
 /** @example new PostgresRevokedTokens(pool, 'revoked_tokens') */
@@ -85,5 +89,9 @@ export class PostgresRevokedTokens implements RevokedTokenStore {
       now,
     ])
     return result.rowCount ?? 0
+  }
+
+  async remove(jti: string): Promise<void> {
+    await this.#pool.query(`DELETE FROM ${this.#table} WHERE jti = $1`, [jti])
   }
 }

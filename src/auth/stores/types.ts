@@ -140,6 +140,8 @@ export interface RevokedTokenStore {
   live(now: number): Promise<Array<{ jti: string; expiresAt: number }>>
   /** Deletes the entries that expired at or before `now`; returns how many. */
   purgeExpired(now: number): Promise<number>
+  /** Deletes the entry of `jti` (a revocation the in-memory list then refused). */
+  remove?(jti: string): Promise<void>
 }
 
 /** The users and refresh tokens of one database. */
