@@ -197,6 +197,19 @@ for (const backend of BACKENDS) {
       for (const token of tokens) expect(await refresh.rotate(token)).toEqual({ status: 'invalid' })
     })
 
+    it('records revoked tokens once each, lists the live ones, and takes one back', async () => {
+      const db = await open()
+      const revoked = db.revokedTokens!
+      const exp = Math.floor(Date.now() / 1000) + 60
+      expect(await revoked.insert('kept', exp)).toBe(true)
+      expect(await revoked.insert('taken-back', exp)).toBe(true)
+      expect(await revoked.insert('kept', exp)).toBe(false)
+      await revoked.remove!('taken-back')
+      const live = (await revoked.live(exp - 60)).map((row) => row.jti)
+      expect(live).toContain('kept')
+      expect(live).not.toContain('taken-back')
+    })
+
     it('lets exactly one of 10 parallel refreshes with one token succeed', async () => {
       const db = await open()
       const user = await db.users.create({
