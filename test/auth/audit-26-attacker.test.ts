@@ -10,17 +10,13 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createUser } from '../../src/auth/auth.js'
 import { MemoryRevocationList } from '../../src/auth/revocation.js'
 import { cleanupTempDirs } from '../support/compile.js'
-import { send, startAuthRun as start, type AuthApp } from './support.js'
+import { loginToken, send, startAuthRun as start, type AuthApp } from './support.js'
 
 afterAll(() => cleanupTempDirs())
 
 const PASSWORD = 'correct horse battery'
 
-async function login(app: AuthApp, email: string): Promise<string> {
-  const reply = await send(app, 'POST', '/auth/login', { json: { email, password: PASSWORD } })
-  expect(reply.status, reply.text).toBe(200)
-  return reply.body.token as string
-}
+const login = (app: AuthApp, email: string): Promise<string> => loginToken(app, email, PASSWORD)
 
 /** Logs in under /rt and rotates `turns` times: the family then holds turns + 1 live access tokens. */
 async function rotatedSession(

@@ -10,7 +10,7 @@ import { createUser } from '../../src/auth/auth.js'
 import { DurableRevocationList } from '../../src/auth/durable-revocation.js'
 import { MemoryRevocationList, RevocationListFullError } from '../../src/auth/revocation.js'
 import { cleanupTempDirs } from '../support/compile.js'
-import { send, startAuthRun as start, type AuthApp } from './support.js'
+import { loginToken, send, startAuthRun as start, type AuthApp } from './support.js'
 
 afterAll(() => cleanupTempDirs())
 
@@ -46,11 +46,7 @@ describe('MemoryRevocationList shares', () => {
 
 const PASSWORD = 'correct horse battery'
 
-async function login(app: AuthApp, email: string): Promise<string> {
-  const reply = await send(app, 'POST', '/auth/login', { json: { email, password: PASSWORD } })
-  expect(reply.status, reply.text).toBe(200)
-  return reply.body.token as string
-}
+const login = (app: AuthApp, email: string): Promise<string> => loginToken(app, email, PASSWORD)
 
 describe('one account looping refresh and logout', () => {
   it('leaves the others room to log out', async () => {

@@ -222,6 +222,13 @@ export function send(
   })
 }
 
+/** Logs `email` in at POST /auth/login (a 200 expected) and resolves its token. */
+export async function loginToken(app: AuthApp, email: string, password: string): Promise<string> {
+  const reply = await send(app, 'POST', '/auth/login', { json: { email, password } })
+  if (reply.status !== 200) throw new Error(`login of ${email}: ${reply.status} ${reply.text}`)
+  return reply.body.token as string
+}
+
 /** One run of a server: an Auth and its app, closed like a process that stops. */
 export interface AuthRun {
   auth: Auth

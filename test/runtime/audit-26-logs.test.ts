@@ -7,31 +7,14 @@
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { Writable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createLogger, logLevel } from '../../src/runtime/logger.js'
 import { devLogger, serveLogger } from '../../src/serve/dev-logger.js'
 import { serviceUnavailable } from '../../src/runtime/http-error.js'
-import { bootKernel, cleanupTempDirs, serve, type Register } from './kernel/support.js'
+import { bootKernel, cleanupTempDirs, lineSink, serve, type Register } from './kernel/support.js'
 import { REPO_ROOT } from '../support/project.js'
 
 afterAll(cleanupTempDirs)
-
-function lineSink(): { stream: Writable; lines: () => Array<Record<string, any>> } {
-  let text = ''
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      text += String(chunk)
-      done()
-    },
-  })
-  const lines = () =>
-    text
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as Record<string, any>)
-  return { stream, lines }
-}
 
 const routes: Register = (r) => {
   r.get(

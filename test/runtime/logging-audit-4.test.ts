@@ -4,32 +4,14 @@
  * (frozen, a message getter that throws) is still logged, described, instead of its line being
  * lost. Requests go over real HTTP.
  */
-import { Writable } from 'node:stream'
 import { pino } from 'pino'
 import { afterAll, describe, expect, it } from 'vitest'
 import { HttpError } from '../../src/runtime/http-error.js'
 import { createLogger } from '../../src/runtime/logger.js'
 import type { Logger } from '../../src/runtime/types.js'
-import { bootKernel, cleanupTempDirs, serve, type Register } from './kernel/support.js'
+import { bootKernel, cleanupTempDirs, lineSink, serve, type Register } from './kernel/support.js'
 
 afterAll(cleanupTempDirs)
-
-/** A stream keeping the lines written to it, each parsed (a line that is no JSON fails). */
-function lineSink(): { stream: Writable; lines: () => Array<Record<string, any>> } {
-  let text = ''
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      text += String(chunk)
-      done()
-    },
-  })
-  const lines = () =>
-    text
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as Record<string, any>)
-  return { stream, lines }
-}
 
 const routes: Register = (r) => {
   r.get('/upstream', () => {

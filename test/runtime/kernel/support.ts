@@ -2,7 +2,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
+import { Readable, Writable } from 'node:stream'
 import { buildRouter } from '../../../src/compiler/build.js'
 import { writeCache } from '../../../src/compiler/write-cache.js'
 import { collectRoutes, type Registrar } from '../../../src/define/registrar.js'
@@ -141,4 +141,21 @@ export async function serve(kernel: Kernel): Promise<Served> {
       server.close(() => resolve())
     })
   return { port, send, close }
+}
+
+/** A stream keeping the lines written to it, each parsed (a line that is no JSON fails). */
+export function lineSink(): { stream: Writable; lines: () => Array<Record<string, any>> } {
+  let text = ''
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      text += String(chunk)
+      done()
+    },
+  })
+  const lines = () =>
+    text
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, any>)
+  return { stream, lines }
 }
