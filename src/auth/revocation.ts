@@ -4,6 +4,7 @@
  * gets through. In memory by default; in Redis when REDIS_URL is set, shared by every process.
  */
 import type { Redis } from 'ioredis'
+import { within } from '../shared/within.js'
 
 /**
  * @example
@@ -216,16 +217,7 @@ export class RedisRevocationList implements RevocationList {
     const status = this.#redis.status
     if (status !== 'ready' && (this.#wasReady || status === 'end' || status === 'close'))
       return Promise.reject(new Error(`The Redis connection is ${status}`))
-    const work = start()
-    let timer: NodeJS.Timeout | undefined
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`Redis did not answer within ${this.#limitMs} ms`)),
-        this.#limitMs,
-      )
-      timer.unref()
-    })
-    return Promise.race([work, expired]).finally(() => clearTimeout(timer))
+    return within(start(), this.#limitMs, `Redis did not answer within ${this.#limitMs} ms`)
   }
 }
 

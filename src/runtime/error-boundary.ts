@@ -9,6 +9,7 @@ import { describeStatus, HttpError, type HeaderMap } from './http-error.js'
 import { FwResponse } from './response.js'
 import { logRepeating } from './log-repeats.js'
 import type { Logger } from './types.js'
+import { within } from '../shared/within.js'
 
 /** What the renderer needs to know about the failed request. */
 export interface ErrorContext {
@@ -39,15 +40,11 @@ export type ErrorRenderer = (
 export function settleWithin<T>(answer: T | Promise<T>, ms: number): T | Promise<T> {
   // A thenable too (a custom promise library's, or a hand-written one that never settles).
   if (typeof (answer as { then?: unknown } | null)?.then !== 'function') return answer
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`The custom error renderer did not answer within ${ms} ms`)),
-      ms,
-    )
-    timer.unref()
-  })
-  return Promise.race([answer as Promise<T>, late]).finally(() => clearTimeout(timer))
+  return within(
+    answer as Promise<T>,
+    ms,
+    `The custom error renderer did not answer within ${ms} ms`,
+  )
 }
 
 /** The headers of every error response (DESIGN): for handlers that answer an error themselves. */

@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto'
 import { Redis, type RedisOptions } from 'ioredis'
 import { decide, type ThrottleDecision, type ThrottleRule } from './limiter.js'
 import { ThrottleStoreError, type ThrottleStore } from './store.js'
+import { within } from '../shared/within.js'
 
 // KEYS[1] the counter; ARGV[1] max, ARGV[2] window (ms). Returns
 // { allowed 0/1, remaining, newest admission, admission whose expiry frees a slot, now } in ms.
@@ -160,13 +161,7 @@ export class RedisStore implements ThrottleStore {
     const status = this.client.status
     if (status !== 'ready' && status !== 'wait')
       return Promise.reject(new Error(`Redis connection is ${status}`))
-    const work = start()
-    let timer: NodeJS.Timeout | undefined
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Command timed out after ${limitMs} ms`)), limitMs)
-      timer.unref()
-    })
-    return Promise.race([work, expired]).finally(() => clearTimeout(timer))
+    return within(start(), limitMs, `Command timed out after ${limitMs} ms`)
   }
 }
 
