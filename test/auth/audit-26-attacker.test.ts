@@ -7,10 +7,9 @@
  * every user's logout and refresh answered 503 until the tokens expired (up to 900 s).
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { createUser } from '../../src/auth/auth.js'
 import { MemoryRevocationList } from '../../src/auth/revocation.js'
 import { cleanupTempDirs } from '../support/compile.js'
-import { loginToken, send, startAuthRun as start, type AuthApp } from './support.js'
+import { loginToken, send, withTwoUsers, type AuthApp } from './support.js'
 
 afterAll(() => cleanupTempDirs())
 
@@ -39,22 +38,10 @@ async function rotatedSession(
 }
 
 describe('family revocations count against their user', () => {
-  async function withUsers(
+  const withUsers = (
     test: (app: AuthApp) => Promise<void>,
     revocations = new MemoryRevocationList({ maxEntries: 6, maxPerSubject: 3 }),
-  ): Promise<void> {
-    const server = await start({ database: 'sqlite::memory:', revocations })
-    try {
-      for (const [email, name] of [
-        ['mallory@example.com', 'Mallory'],
-        ['ada@example.com', 'Ada'],
-      ] as const)
-        await createUser(server.auth, { email, name, password: PASSWORD })
-      await test(server.app)
-    } finally {
-      await server.stop()
-    }
-  }
+  ): Promise<void> => withTwoUsers({ revocations }, PASSWORD, test)
 
   it('a logout ending a long family leaves the others room to log out', async () => {
     await withUsers(async (app) => {

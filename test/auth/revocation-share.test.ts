@@ -6,11 +6,10 @@
  * 503 until the tokens expired. Now only that account's own revocations are refused.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { createUser } from '../../src/auth/auth.js'
 import { DurableRevocationList } from '../../src/auth/durable-revocation.js'
 import { MemoryRevocationList, RevocationListFullError } from '../../src/auth/revocation.js'
 import { cleanupTempDirs } from '../support/compile.js'
-import { loginToken, send, startAuthRun as start, type AuthApp } from './support.js'
+import { loginToken, send, startAuthRun as start, withTwoUsers, type AuthApp } from './support.js'
 
 afterAll(() => cleanupTempDirs())
 
@@ -51,14 +50,8 @@ const login = (app: AuthApp, email: string): Promise<string> => loginToken(app, 
 describe('one account looping refresh and logout', () => {
   it('leaves the others room to log out', async () => {
     const revocations = new MemoryRevocationList({ maxEntries: 6, maxPerSubject: 5 })
-    const server = await start({ database: 'sqlite::memory:', revocations })
-    try {
-      for (const [email, name] of [
-        ['mallory@example.com', 'Mallory'],
-        ['ada@example.com', 'Ada'],
-      ] as const)
-        await createUser(server.auth, { email, name, password: PASSWORD })
-      const rt = await send(server.app, 'POST', '/rt/auth/login', {
+    await withTwoUsers({ revocations }, PASSWORD, async (app) => {
+      const rt = await send(app, 'POST', '/rt/auth/login', {
         json: { email: 'mallory@example.com', password: PASSWORD },
       })
       expect(rt.status, rt.text).toBe(200)
@@ -66,23 +59,21 @@ describe('one account looping refresh and logout', () => {
       // Each turn: a new access token from the refresh token, revoked by a logout.
       const statuses: number[] = []
       for (let i = 0; i < 8; i++) {
-        const rotated = await send(server.app, 'POST', '/rt/auth/refresh', {
+        const rotated = await send(app, 'POST', '/rt/auth/refresh', {
           json: { refresh_token: refresh },
         })
         expect(rotated.status, rotated.text).toBe(200)
         refresh = rotated.body.refresh_token as string
         const token = rotated.body.access_token as string
-        statuses.push((await send(server.app, 'POST', '/auth/logout', { token })).status)
+        statuses.push((await send(app, 'POST', '/auth/logout', { token })).status)
       }
       expect(statuses).toEqual([204, 204, 204, 204, 204, 503, 503, 503])
 
-      const ada = await login(server.app, 'ada@example.com')
-      const logout = await send(server.app, 'POST', '/auth/logout', { token: ada })
+      const ada = await login(app, 'ada@example.com')
+      const logout = await send(app, 'POST', '/auth/logout', { token: ada })
       expect(logout.status, logout.text).toBe(204)
-      expect((await send(server.app, 'GET', '/auth/me', { token: ada })).status).toBe(401)
-    } finally {
-      await server.stop()
-    }
+      expect((await send(app, 'GET', '/auth/me', { token: ada })).status).toBe(401)
+    })
   })
 })
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import { createConnection, type AddressInfo } from 'node:net'
 import pg from 'pg'
-import { createAuth, type Auth, type AuthOptions } from '../../src/auth/auth.js'
+import { createAuth, createUser, type Auth, type AuthOptions } from '../../src/auth/auth.js'
 import { authRoutes } from '../../src/auth/routes.js'
 import type { Registrar } from '../../src/define/registrar.js'
 import { Kernel } from '../../src/runtime/kernel.js'
@@ -227,6 +227,28 @@ export async function loginToken(app: AuthApp, email: string, password: string):
   const reply = await send(app, 'POST', '/auth/login', { json: { email, password } })
   if (reply.status !== 200) throw new Error(`login of ${email}: ${reply.status} ${reply.text}`)
   return reply.body.token as string
+}
+
+/**
+ * Runs `test` against an auth app (SQLite in memory) holding two users, mallory@example.com and
+ * ada@example.com, both with `password`; stopped afterwards.
+ */
+export async function withTwoUsers(
+  options: AuthOptions,
+  password: string,
+  test: (app: AuthApp) => Promise<void>,
+): Promise<void> {
+  const server = await startAuthRun({ database: 'sqlite::memory:', ...options })
+  try {
+    for (const [email, name] of [
+      ['mallory@example.com', 'Mallory'],
+      ['ada@example.com', 'Ada'],
+    ] as const)
+      await createUser(server.auth, { email, name, password })
+    await test(server.app)
+  } finally {
+    await server.stop()
+  }
 }
 
 /** One run of a server: an Auth and its app, closed like a process that stops. */

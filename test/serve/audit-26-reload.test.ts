@@ -2,13 +2,12 @@
  * `fw serve --watch --workers N`: a worker that replaces a crashed one while an edit is built
  * must end up serving the new routes, as the others do, rather than miss the primary's reload.
  */
-import { execFileSync } from 'node:child_process'
 import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { get } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assertBuilt, cleanupProjects, makeProject } from '../support/project.js'
-import { serveApp, type ServedApp } from '../support/server.js'
+import { serveApp, workerPids, type ServedApp } from '../support/server.js'
 
 beforeAll(assertBuilt)
 afterAll(cleanupProjects)
@@ -70,12 +69,7 @@ describe('fw serve --watch --workers: a reload while a worker starts', () => {
       cwd: dir,
     })
     try {
-      const before = execFileSync('pgrep', ['-f', '-P', String(app.pid), `^${process.execPath} `], {
-        encoding: 'utf8',
-      })
-        .trim()
-        .split('\n')
-        .map(Number)
+      const before = workerPids(app.pid)
       expect(before).toHaveLength(2)
       writeFileSync(join(dir, 'hold'), '')
       await getJson(`${app.url}/crash`)

@@ -4,13 +4,12 @@
  * of edits and names what changed, and what a worker replacing a crashed one serves after an edit
  * broke the routes file.
  */
-import { execFileSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { Agent, get } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assertBuilt, cleanupProjects, makeProject } from '../support/project.js'
-import { serveApp, type ServedApp } from '../support/server.js'
+import { serveApp, workerPids, type ServedApp } from '../support/server.js'
 
 beforeAll(assertBuilt)
 afterAll(cleanupProjects)
@@ -156,14 +155,7 @@ describe('fw serve --watch', () => {
       await waitFor(() => /reloaded 4 routes/.test(app.output()), app)
       writeFileSync(join(dir, 'routes.mjs'), 'export default (r) => {\n  r.get(\n')
       await waitFor(() => /keeping the running routes/.test(app.output()), app)
-      // The workers: children whose command line starts with node's path (Node 24 names its
-      // main thread, so `pgrep -x node` no longer finds them; esbuild is a child too).
-      const before = execFileSync('pgrep', ['-f', '-P', String(app.pid), `^${process.execPath} `], {
-        encoding: 'utf8',
-      })
-        .trim()
-        .split('\n')
-        .map(Number)
+      const before = workerPids(app.pid)
       expect(before).toHaveLength(2)
       await getJson(`${app.url}/crash`)
       await waitFor(() => /worker exited \(3\); starting another/.test(app.output()), app)

@@ -1,5 +1,5 @@
 /** Starts the real `fw serve` on a free port for end-to-end tests, and stops it. */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { request as httpRequest } from 'node:http'
 import { stripVTControlCharacters } from 'node:util'
@@ -153,4 +153,18 @@ export function listeningPort(child: ChildProcess): Promise<number> {
     child.stdout!.on('data', onData)
     child.stderr!.on('data', onData)
   })
+}
+
+/**
+ * The worker processes of `fw serve --workers`: children of `pid` whose command line starts with
+ * node's path (Node 24 names its main thread, so `pgrep -x node` no longer finds them; esbuild's
+ * service is a child too).
+ */
+export function workerPids(pid: number): number[] {
+  return execFileSync('pgrep', ['-f', '-P', String(pid), `^${process.execPath} `], {
+    encoding: 'utf8',
+  })
+    .trim()
+    .split('\n')
+    .map(Number)
 }
