@@ -24,6 +24,8 @@ export function isOutputGone(error: unknown): boolean {
 }
 
 const closed = new WeakSet<NodeJS.WritableStream>()
+// The streams listened to (once each: writeLine asks at every line).
+const watched = new WeakSet<NodeJS.WritableStream>()
 
 /** Whether `stream` (stdout, stderr) was found gone: what is written to it is dropped. */
 export function isClosedOutput(stream: NodeJS.WritableStream): boolean {
@@ -37,8 +39,9 @@ export function isClosedOutput(stream: NodeJS.WritableStream): boolean {
  * watchForClosedOutput(process.stdout)
  */
 export function watchForClosedOutput(stream: NodeJS.WritableStream): void {
+  if (watched.has(stream)) return
+  watched.add(stream)
   releaseClosedTerminalOnExit()
-  if (stream.listeners('error').includes(onWriteError)) return
   stream.on('error', onWriteError)
 }
 
