@@ -11,6 +11,7 @@
 import { answerWorkers, PrimaryClient } from '../runtime/cluster-ipc.js'
 import {
   MemoryRevocationList,
+  RevocationListFullError,
   type MemoryRevocationOptions,
   type RevocationList,
 } from './revocation.js'
@@ -20,6 +21,14 @@ export const REVOCATION_PRIMARY_ENV = 'FW_REVOCATION_PRIMARY'
 
 /** The tag on every message of this protocol; other IPC traffic is left alone. */
 const TAG = 'fw:revocation'
+
+/**
+ * The primary's answer when its list has no room: a value, not an error, so that the worker
+ * throws a RevocationListFullError again (a durable list then takes back the row it wrote).
+ */
+interface Full {
+  full: { max: number; subject?: string }
+}
 
 export interface ClusterRevocationOptions {
   /** How long to wait for the primary's answer. Default 1000 ms. */
@@ -46,6 +55,11 @@ export class ClusterRevocationList implements RevocationList {
     return this.#ask({ op: 'revoke', jti, expiresAt, subject })
   }
 
+  /** Asks the primary's list for room, before a durable list writes its database. */
+  async assertRoom(jti: string, subject?: string): Promise<void> {
+    await this.#ask({ op: 'assertRoom', jti, subject })
+  }
+
   isRevoked(jti: string): Promise<boolean> {
     return this.#ask({ op: 'isRevoked', jti })
   }
@@ -56,6 +70,12 @@ export class ClusterRevocationList implements RevocationList {
 
   async #ask(call: Record<string, unknown>): Promise<boolean> {
     const answer = await this.#primary.ask(call)
+    const full = (answer as Partial<Full> | null)?.full
+    if (full !== undefined && typeof full.max === 'number')
+      throw new RevocationListFullError(
+        full.max,
+        typeof full.subject === 'string' ? full.subject : undefined,
+      )
     // Anything but a plain answer is a failure: a token is never let through on a guess.
     if (typeof answer !== 'boolean')
       throw new Error(`The primary answered a revocation call with ${typeof answer}`)
@@ -80,10 +100,11 @@ export function setupRevocationPrimary(
     const { op, jti } = request
     if (typeof jti !== 'string') return undefined
     if (op === 'isRevoked') return list.isRevoked(jti)
-    const expiresAt = Number(request.expiresAt)
     const subject = typeof request.subject === 'string' ? request.subject : undefined
+    if (op === 'assertRoom') return answerFull(() => (list.assertRoom(jti, subject), true))
+    const expiresAt = Number(request.expiresAt)
     return op === 'revoke' && Number.isFinite(expiresAt)
-      ? list.revoke(jti, expiresAt, subject)
+      ? answerFull(() => list.revoke(jti, expiresAt, subject))
       : undefined
   })
   // Workers forked from here on inherit it: their defaultAuth() then asks this primary.
@@ -91,5 +112,17 @@ export function setupRevocationPrimary(
   return () => {
     stop()
     delete process.env[REVOCATION_PRIMARY_ENV]
+  }
+}
+
+/** `call`'s value, or its RevocationListFullError as a Full answer (other errors reject). */
+async function answerFull(call: () => boolean | Promise<boolean>): Promise<boolean | Full> {
+  try {
+    return await call()
+  } catch (error) {
+    if (!(error instanceof RevocationListFullError)) throw error
+    return {
+      full: { max: error.max, ...(error.subject === undefined ? {} : { subject: error.subject }) },
+    }
   }
 }

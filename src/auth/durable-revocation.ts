@@ -52,7 +52,7 @@ export class DurableRevocationList implements RevocationList {
     // and a restart brought it back.
     await this.#purge(store)
     // Room first: refused by the list after the insert, the revocation held only after a restart.
-    this.#inner.assertRoom?.(jti, subject)
+    await this.#inner.assertRoom?.(jti, subject)
     const revoked = await store.insert(jti.toLowerCase(), expiresAt)
     try {
       await this.#inner.revoke(jti, expiresAt, subject)

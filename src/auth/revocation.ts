@@ -18,8 +18,11 @@ export interface RevocationList {
    * `subject`, the token's `sub`, lets a bounded list give each user a share of its room.
    */
   revoke(jti: string, expiresAt: number, subject?: string): Promise<boolean>
-  /** Throws when `revoke` would be refused for want of room (a bounded list). */
-  assertRoom?(jti: string, subject?: string): void
+  /**
+   * Throws (or rejects) with RevocationListFullError when `revoke` would be refused for want of
+   * room (a bounded list); asked by a durable list before it writes its database.
+   */
+  assertRoom?(jti: string, subject?: string): void | Promise<void>
   isRevoked(jti: string): Promise<boolean>
   close?(): Promise<void>
 }
@@ -42,6 +45,11 @@ export interface MemoryRevocationOptions {
 
 /** A revocation that would not fit: callers answer 503, as for a store that is down. */
 export class RevocationListFullError extends Error {
+  /** The room that is full: the list's entries, or the subject's share. */
+  readonly max: number
+  /** The subject whose share is full; undefined when the whole list is. */
+  readonly subject: string | undefined
+
   constructor(max: number, subject?: string) {
     super(
       subject === undefined
@@ -49,6 +57,8 @@ export class RevocationListFullError extends Error {
         : `The in-memory revocation list holds ${max} unexpired tokens of subject ${JSON.stringify(subject)}, its share, and takes no more of them until they expire`,
     )
     this.name = 'RevocationListFullError'
+    this.max = max
+    this.subject = subject
   }
 }
 

@@ -14,6 +14,7 @@ import {
   setupRevocationPrimary,
 } from '../../src/auth/cluster-revocation.js'
 import { MemoryRevocationList } from '../../src/auth/revocation.js'
+import { openDatabase } from '../../src/auth/stores/open.js'
 import { REPO_ROOT } from '../support/project.js'
 
 // Inside node_modules so the bundle's bare imports (jose, argon2, ...) resolve like the app's.
@@ -22,13 +23,25 @@ const OUT_DIR = join(REPO_ROOT, 'node_modules', '.cache', 'fw-revocation-tests')
 /** The worker: answers `{ test, call, args }` with `{ test, value }` or `{ test, error }`. */
 const WORKER_SOURCE = `
 import { ClusterRevocationList } from './src/auth/cluster-revocation.ts'
+import { DurableRevocationList } from './src/auth/durable-revocation.ts'
 import { createAuth } from './src/auth/auth.ts'
+import { openDatabase } from './src/auth/stores/open.ts'
 
 const list = new ClusterRevocationList({ timeoutMs: Number(process.env.TIMEOUT_MS || 1000) })
 // An Auth with no revocation source, as fw serve's workers have without REDIS_URL.
 const auth = createAuth({ secret: 'a-test-secret-of-at-least-32-bytes!!' })
+// A durable list over the primary's, as fw serve's workers have with a database.
+const durable = process.env.DATABASE_URL
+  ? new DurableRevocationList({
+      inner: list,
+      store: async () => (await (db ??= openDatabase(process.env.DATABASE_URL))).revokedTokens,
+    })
+  : undefined
+let db
 const calls = {
   revoke: (jti, exp, subject) => list.revoke(jti, exp, subject),
+  assertRoom: (jti, subject) => list.assertRoom(jti, subject),
+  durableRevoke: (jti, exp, subject) => durable.revoke(jti, exp, subject),
   isRevoked: (jti) => list.isRevoked(jti),
   authKind: async () => (await auth.revocations()).constructor.name,
   authRevoke: async (jti, exp) => (await auth.revocations()).revoke(jti, exp),
@@ -40,7 +53,7 @@ process.on('message', async (m) => {
   try {
     process.send({ test: m.test, value: await calls[m.call](...m.args) })
   } catch (error) {
-    process.send({ test: m.test, error: error.message })
+    process.send({ test: m.test, error: error.name + ': ' + error.message })
   }
 })
 process.send({ ready: true })
@@ -174,6 +187,40 @@ describe('ClusterRevocationList across node:cluster workers', () => {
     await expect(a.call('revoke', 'share-3', inSeconds(60), '7')).rejects.toThrow(/subject "7"/)
     expect(await b.call('revoke', 'share-4', inSeconds(60), '8')).toBe(true)
     expect(await a.call('isRevoked', 'share-3')).toBe(false)
+  })
+
+  it("asks the primary's list for room, and a refusal is a RevocationListFullError again", async () => {
+    expect(await a.call('revoke', 'room-1', inSeconds(60), '21')).toBe(true)
+    expect(await b.call('assertRoom', 'room-2', '21')).toBeUndefined()
+    expect(await a.call('revoke', 'room-2', inSeconds(60), '21')).toBe(true)
+    await expect(b.call('assertRoom', 'room-3', '21')).rejects.toThrow(
+      'RevocationListFullError: The in-memory revocation list holds 2 unexpired tokens of subject "21"',
+    )
+    await expect(a.call('revoke', 'room-3', inSeconds(60), '21')).rejects.toThrow(
+      /^RevocationListFullError: .* subject "21"/,
+    )
+    // Listed already is room enough; another subject has its own share.
+    expect(await b.call('assertRoom', 'room-1', '21')).toBeUndefined()
+    expect(await b.call('assertRoom', 'room-3', '22')).toBeUndefined()
+  })
+
+  it('writes to the database no revocation the primary refuses (a durable list in a worker)', async () => {
+    const file = join(OUT_DIR, `revoked-${process.pid}.db`)
+    rmSync(file, { force: true })
+    const durable = await fork({ DATABASE_URL: `sqlite:${file}` })
+    expect(await durable.call('durableRevoke', 'kept-1', inSeconds(60), '31')).toBe(true)
+    expect(await durable.call('durableRevoke', 'kept-2', inSeconds(60), '31')).toBe(true)
+    await expect(durable.call('durableRevoke', 'over', inSeconds(60), '31')).rejects.toThrow(
+      /^RevocationListFullError: .* subject "31"/,
+    )
+    const db = await openDatabase(`sqlite:${file}`)
+    try {
+      const rows = await db.revokedTokens!.live(Math.floor(clock / 1000))
+      expect(rows.map((row) => row.jti).sort()).toEqual(['kept-1', 'kept-2'])
+    } finally {
+      await db.close()
+      rmSync(file, { force: true })
+    }
   })
 
   it('is what an Auth without a revocation source uses in a worker whose primary answers', async () => {
