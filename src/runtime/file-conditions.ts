@@ -100,17 +100,65 @@ function clampSuffixes(header: string, size: number): string {
   )
 }
 
-// An HTTP-date (RFC 9110 §5.6.7) in any of its three forms, each with a time of day, else NaN:
-// Date.parse alone takes `1` or `2100` for a year, where a value that is no date is ignored;
-// and reads a date without a zone in the server's time zone (TZ): an HTTP-date is GMT, written
-// so (IMF-fixdate, RFC 850) or not at all (asctime, `Sun Nov  6 08:49:37 1994`), and another
-// date without one is no HTTP-date (RFC 9110 §5.6.7).
-const ASCTIME = /^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}$/
+// An HTTP-date (RFC 9110 §5.6.7) in any of its three forms, else NaN: IMF-fixdate
+// (`Sun, 06 Nov 1994 08:49:37 GMT`), RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime
+// (`Sun Nov  6 08:49:37 1994`), all GMT. Not Date.parse: it takes `1` or `2100` for a year,
+// reads a date without a zone in the server's time zone (TZ), and rolls impossible dates over
+// (`31 Feb` is 3 March, second 61 is second 0 of the same minute), where a value that is no
+// valid date must be ignored (RFC 9110 §13.1.3, §13.1.4). A leap second (`:60`) is valid.
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)'
+const LONG_DAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)'
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+const MONTH = `(${MONTHS.join('|')})`
+const TIME = '(\\d\\d):(\\d\\d):(\\d\\d)'
+const IMF_FIXDATE = new RegExp(`^${DAY}, (\\d{1,2}) ${MONTH} (\\d{4}) ${TIME} GMT$`)
+const RFC_850 = new RegExp(`^${LONG_DAY}, (\\d\\d)-${MONTH}-(\\d\\d) ${TIME} GMT$`)
+const ASCTIME = new RegExp(`^${DAY} ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`)
 
 function httpDate(value: string): number {
-  if (!/\d\d:\d\d:\d\d/.test(value)) return NaN
-  if (/ GMT$/.test(value)) return Date.parse(value)
-  return ASCTIME.test(value) ? Date.parse(`${value} GMT`) : NaN
+  let m = IMF_FIXDATE.exec(value)
+  if (m !== null) return utc(m[3]!, m[2]!, m[1]!, m[4]!, m[5]!, m[6]!)
+  m = RFC_850.exec(value)
+  if (m !== null) return utc(fullYear(Number(m[3])), m[2]!, m[1]!, m[4]!, m[5]!, m[6]!)
+  m = ASCTIME.exec(value)
+  if (m !== null) return utc(m[6]!, m[1]!, m[2]!.trim(), m[3]!, m[4]!, m[5]!)
+  return NaN
+}
+
+// RFC 9110 §5.6.7: a two-digit year more than 50 years ahead is the last such year past.
+function fullYear(twoDigits: number): number {
+  const thisYear = new Date().getUTCFullYear()
+  const year = thisYear - (thisYear % 100) + twoDigits
+  return year > thisYear + 50 ? year - 100 : year
+}
+
+function utc(
+  year: string | number,
+  month: string,
+  day: string,
+  hour: string,
+  minute: string,
+  second: string,
+): number {
+  const [y, mo, d, h, mi, s] = [
+    Number(year),
+    MONTHS.indexOf(month),
+    Number(day),
+    Number(hour),
+    Number(minute),
+    Number(second),
+  ]
+  if (d < 1 || d > daysIn(y, mo) || h > 23 || mi > 59 || s > 60) return NaN
+  // Date.UTC maps years 0-99 to 1900-1999: set the year as written, then add the seconds
+  // (a leap second is the instant of the next minute's first).
+  const date = new Date(Date.UTC(2000, mo, d, h, mi))
+  date.setUTCFullYear(y, mo, d)
+  return date.getTime() + s * 1000
+}
+
+function daysIn(year: number, month: number): number {
+  if (month !== 1) return [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month]!
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28
 }
 
 function sameTag(a: string, b: string): boolean {
