@@ -237,13 +237,19 @@ export class Auth {
   #secret(log: Logger | undefined): string | Uint8Array {
     const secret = this.#options.secret
     if (secret !== undefined && secret.length > 0) return secret
+    // createAuth() reads no variable: with JWT_SECRET set, "JWT_SECRET is not set" sent the
+    // reader looking for a typo in an environment that was right.
+    const missing = process.env.JWT_SECRET
+      ? 'createAuth() was given no secret (it does not read JWT_SECRET)'
+      : 'JWT_SECRET is not set'
     if (this.#production()) {
-      throw new FwError('FW_SERVE_CONFIG', 'JWT_SECRET is not set', {
-        hint: 'Set JWT_SECRET to 32 or more random bytes, e.g. `openssl rand -hex 32`.',
+      throw new FwError('FW_SERVE_CONFIG', missing, {
+        hint: process.env.JWT_SECRET
+          ? 'Pass createAuth({ ...authOptionsFromEnv(), ... }), or a secret of your own.'
+          : 'Set JWT_SECRET to 32 or more random bytes, e.g. `openssl rand -hex 32`.',
       })
     }
-    const warning =
-      'JWT_SECRET is not set: using a random secret, so tokens stop verifying after a restart'
+    const warning = `${missing}: using a random secret, so tokens stop verifying after a restart`
     if (log) log.warn(warning)
     else process.emitWarning(warning)
     return randomBytes(32).toString('hex')

@@ -22,10 +22,19 @@ export function registerRouteCacheCommands(program: Command, output: Output): vo
         .default('sharded'),
     )
     .option('--watch', 'build, then rebuild whenever the routes file or its imports change')
-    .action(async (action: string, flags: { routes?: string; cache?: string; watch?: boolean }) => {
-      if (action === 'clear') return clear(flags, output)
-      return flags.watch ? watchBuild(flags, output) : build(flags, output)
-    })
+    .action(
+      async (
+        action: string,
+        flags: { routes?: string; cache?: string; watch?: boolean },
+        command: Command,
+      ) => {
+        // A one-off clear, under a flag that promises to keep watching, went unnoticed.
+        if (action === 'clear' && flags.watch)
+          command.error("error: option '--watch' applies to `route:cache build` only")
+        if (action === 'clear') return clear(flags, output)
+        return flags.watch ? watchBuild(flags, output) : build(flags, output)
+      },
+    )
 }
 
 async function build(flags: { routes?: string; cache?: string }, output: Output): Promise<void> {
