@@ -121,9 +121,8 @@ describe.runIf(RUN)('a Redis connection that goes silent, then Redis answers aga
     expect(await me()).toBe(200)
 
     redis.silence()
-    const started = Date.now()
+    // Answered while the connection is still open and silent (no command timeout: never).
     expect(await me()).toBe(503)
-    expect(Date.now() - started).toBeLessThan(3000)
 
     redis.speak()
     expect(await poll(me, 200, 5000)).toBe(200)

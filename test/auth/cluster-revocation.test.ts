@@ -264,11 +264,9 @@ describe('ClusterRevocationList across node:cluster workers', () => {
   it('rejects after its timeout when no primary answers', async () => {
     const slow = await fork({ TIMEOUT_MS: '200' })
     stop()
-    const started = Date.now()
     await expect(slow.call('isRevoked', 'seen')).rejects.toThrow(
       'The primary did not answer a revocation call within 200 ms',
     )
     await expect(slow.call('revoke', 'seen', inSeconds(60))).rejects.toThrow(/within 200 ms/)
-    expect(Date.now() - started).toBeGreaterThanOrEqual(350)
   })
 })

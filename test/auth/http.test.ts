@@ -6,6 +6,7 @@ import * as bcrypt from '@node-rs/bcrypt'
 import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAuth, createUser, type Auth } from '../../src/auth/auth.js'
+import { TokenService } from '../../src/auth/jwt.js'
 import { hashRefreshToken } from '../../src/auth/refresh-tokens.js'
 import { cleanupTempDirs } from '../support/compile.js'
 import { SECRET, serveAuthApp, type AuthApp } from './support.js'
@@ -220,10 +221,18 @@ describe('GET /auth/me', () => {
   })
 
   it('answers 401 for an expired token', async () => {
-    const tokens = auth.tokenService()
-    const expired = await tokens.issue(ids.ada!, {}, { ttl: 1 })
-    await new Promise((resolve) => setTimeout(resolve, 2100))
+    // Issued an hour and a minute ago for an hour, with the app's secret and issuer: expired a
+    // minute ago (rather than waiting for a one-second token to run out).
+    const past = new TokenService({
+      secret: SECRET,
+      withJti: true,
+      now: () => Date.now() - 3_660_000,
+    })
+    const expired = await past.issue(ids.ada!, {}, { ttl: 3600 })
     expect((await send('GET', '/auth/me', { headers: bearer(expired) })).status).toBe(401)
+    // The same token, issued now, is good: it is the expiry that is refused.
+    const fresh = await new TokenService({ secret: SECRET, withJti: true }).issue(ids.ada!)
+    expect((await send('GET', '/auth/me', { headers: bearer(fresh) })).status).toBe(200)
   })
 
   it('answers 401 for a valid token whose user no longer exists', async () => {

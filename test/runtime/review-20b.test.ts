@@ -29,7 +29,11 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** Pipelines `requests` after a slow GET; reports the server's close while the client sends on. */
 async function lingering(requests: string, statuses: string[]): Promise<[boolean, boolean]> {
   let closed = false
-  server.server.once('connection', (socket: Socket) => socket.once('close', () => (closed = true)))
+  const serverClosed = new Promise<void>((resolve) =>
+    server.server.once('connection', (socket: Socket) =>
+      socket.once('close', () => resolve(void (closed = true))),
+    ),
+  )
   const client = connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true })
   client.on('error', () => {})
   let text = ''
@@ -47,9 +51,9 @@ async function lingering(requests: string, statuses: string[]): Promise<[boolean
   client.write('7\r\n{"b":2}\r\n')
   await sleep(300)
   const early = closed
-  // The client ends its side: the server closes at once.
+  // The client ends its side: the server closes at once (never: the test's timeout).
   client.end()
-  await sleep(300)
+  await serverClosed
   client.destroy()
   return [early, closed]
 }

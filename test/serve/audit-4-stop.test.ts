@@ -13,7 +13,10 @@ afterAll(cleanupProjects)
 const ROUTES = `// A module-level timer, as a metrics or cache-refresh module starts one.
 setInterval(() => {}, 1000)
 export default (r) => {
-  r.get('/slow', () => new Promise((done) => setTimeout(() => done({ slow: true }), 500)), 'slow')
+  r.get('/slow', () => {
+    console.log('slow started')
+    return new Promise((done) => setTimeout(() => done({ slow: true }), 500))
+  }, 'slow')
 }
 `
 
@@ -22,7 +25,8 @@ describe('fw serve --workers, stopping', () => {
     const dir = makeProject({ 'routes.mjs': ROUTES })
     const app = await serveApp(['--routes', 'routes.mjs', '--workers', '2'], { cwd: dir })
     const slow = fetch(`${app.url}/slow`)
-    await new Promise((r) => setTimeout(r, 150))
+    // In flight: a worker has started it.
+    await expect.poll(() => app.output().includes('slow started'), { timeout: 10_000 }).toBe(true)
     const exited = app.stop()
     expect(await (await slow).json()).toEqual({ slow: true })
     const code = await Promise.race([

@@ -37,6 +37,7 @@ export default (r) => {
   r.get('/hello', () => ({ pid: process.pid }))
   r.get('/limited', () => ({ pid: process.pid })).withMiddleware('throttle:5,60')
   r.get('/crash-while-slow', () => {
+    console.log('slow started')
     setTimeout(() => { throw new Error('boom while draining') }, 300)
     return new Promise((done) => setTimeout(() => done({ slow: true }), 1000))
   })
@@ -109,7 +110,8 @@ describe('fw serve --workers, audit 7', () => {
     const dir = makeProject({ 'routes.mjs': ROUTES })
     const app = await serveApp(['--routes', 'routes.mjs', '--workers', '2'], { cwd: dir })
     const slow = fetch(`${app.url}/crash-while-slow`)
-    await sleep(150)
+    // In flight: a worker has started it.
+    await expect.poll(() => app.output().includes('slow started'), { timeout: 10_000 }).toBe(true)
     const exited = app.stop()
     expect(await (await slow).json()).toEqual({ slow: true })
     expect(await exited, app.output()).toBe(1)

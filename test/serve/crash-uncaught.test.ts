@@ -34,8 +34,12 @@ const ROUTES = `export default (r) => {
     Promise.reject(new Error('nobody waits for me'))
     return { answered: true }
   }, 'reject')
-  r.get('/slow', () => new Promise((done) => setTimeout(() => done({ slow: true }), 600)), 'slow')
+  r.get('/slow', () => {
+    console.log('slow started')
+    return new Promise((done) => setTimeout(() => done({ slow: true }), 600))
+  }, 'slow')
   r.get('/slow-throws', () => {
+    console.log('slow started')
     setTimeout(() => { throw new Error('thrown while draining') }, 300)
     return new Promise((done) => setTimeout(() => done({ slow: true }), 600))
   }, 'slow-throws')
@@ -156,7 +160,8 @@ describe('fw serve and an uncaught exception after answering', () => {
   it('lets a request in flight finish before it exits', async () => {
     const app = await serve([], { APP_ENV: 'production', JWT_SECRET: 'x'.repeat(40) })
     const slow = getJson(app.port, '/slow')
-    await new Promise((r) => setTimeout(r, 100))
+    // In flight: the handler has started.
+    await expect.poll(() => app.stdout().includes('slow started'), { timeout: 10_000 }).toBe(true)
     await getJson(app.port, '/late')
     expect(await slow).toEqual({ slow: true })
     expect(await exitCode(app)).toBe(1)
@@ -167,7 +172,8 @@ describe('fw serve and an uncaught exception while it stops', () => {
   it('logs it, still lets the request in flight finish, and exits 1, not 0', async () => {
     const app = await serve([], { APP_ENV: 'production', JWT_SECRET: 'x'.repeat(40) })
     const slow = getJson(app.port, '/slow-throws')
-    await new Promise((r) => setTimeout(r, 100))
+    // In flight: the handler has started.
+    await expect.poll(() => app.stdout().includes('slow started'), { timeout: 10_000 }).toBe(true)
     process.kill(app.pid, 'SIGTERM')
     expect(await slow).toEqual({ slow: true })
     expect(await exitCode(app)).toBe(1)

@@ -17,9 +17,15 @@ afterAll(cleanupProjects)
 const ROUTES = (message = 'first'): string => `import { message } from './message.mjs'
 export default (r) => {
   r.get('/message', () => ({ message, pid: process.pid }), 'message')
-  r.get('/slow', () => new Promise((done) => setTimeout(() => done({ slow: true }), 800)), 'slow')
+  r.get('/slow', () => {
+    console.log('slow started')
+    return new Promise((done) => setTimeout(() => done({ slow: true }), 800))
+  }, 'slow')
   // Never answers, and holds no timer.
-  r.get('/hang', () => new Promise(() => {}), 'hang')
+  r.get('/hang', () => {
+    console.log('hang started')
+    return new Promise(() => {})
+  }, 'hang')
   r.get('/crash', () => { setImmediate(() => process.exit(3)); return { bye: true } }, 'crash')
 }
 `
@@ -80,7 +86,7 @@ describe('fw serve stopping', () => {
   it('keeps draining on a second SIGTERM: the in-flight request still gets its answer, exit 0', async () => {
     const app = await serveApp(['--routes', 'routes.mjs'], { cwd: project() })
     const slow = getJson(`${app.url}/slow`)
-    await new Promise((r) => setTimeout(r, 200))
+    await waitFor(() => app.output().includes('slow started'), app)
     process.kill(app.pid, 'SIGTERM')
     await waitFor(() => /stopping: finishing in-flight requests/.test(app.output()), app)
     process.kill(app.pid, 'SIGTERM')
@@ -94,7 +100,7 @@ describe('fw serve stopping', () => {
       () => 'answered',
       () => 'cut off',
     )
-    await new Promise((r) => setTimeout(r, 200))
+    await waitFor(() => app.output().includes('hang started'), app)
     process.kill(app.pid, 'SIGINT')
     await waitFor(() => /Ctrl-C again to cut them off/.test(app.output()), app)
     process.kill(app.pid, 'SIGINT')
@@ -111,7 +117,7 @@ describe('fw serve stopping', () => {
     try {
       expect((await getJson(`${app.url}/message`, agent)).connection).toBe('keep-alive')
       const slow = getJson(`${app.url}/slow`, agent)
-      await new Promise((r) => setTimeout(r, 200))
+      await waitFor(() => app.output().includes('slow started'), app)
       process.kill(app.pid, 'SIGTERM')
       const answer = await slow
       expect(answer.body).toEqual({ slow: true })

@@ -16,6 +16,8 @@ export interface TcpProxy {
   port: number
   /** Stop forwarding on the open connections (the service went silent). */
   silence(): void
+  /** How many bytes clients sent that silence kept from the service (a request is waiting). */
+  held(): number
   /** Reset every open connection (the service restarted, a failover); forwarding resumes. */
   cut(): void
   /** Stop listening and reset every connection (the service is down). */
@@ -34,6 +36,7 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
   const { hostname, port: targetPort } = new URL(target)
   const sockets = new Set<Socket>()
   let silent = false
+  let held = 0
   let server: Server | null = null
   let port = 0
   const cut = (): void => {
@@ -50,7 +53,10 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
         sockets.add(from)
         from.on('error', () => {})
         from.on('close', () => to.destroy())
-        from.on('data', (chunk) => silent || to.write(chunk))
+        from.on('data', (chunk: Buffer) => {
+          if (!silent) to.write(chunk)
+          else if (from === client) held += chunk.length
+        })
       }
     })
     await new Promise<void>((resolve) => listening.listen(port, '127.0.0.1', resolve))
@@ -71,6 +77,7 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
     url: url.toString(),
     port,
     silence: () => void (silent = true),
+    held: () => held,
     cut: () => {
       cut()
       silent = false

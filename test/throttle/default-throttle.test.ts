@@ -1,4 +1,6 @@
 /** Store selection from the environment, and the process-wide default throttle. */
+import { randomUUID } from 'node:crypto'
+import { Redis } from 'ioredis'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
   MemoryStore,
@@ -9,7 +11,7 @@ import {
   setDefaultThrottle,
 } from '../../src/throttle/index.js'
 import { RedisStore } from '../../src/throttle/redis-store.js'
-import { freePort } from './support.js'
+import { deleteKeys, REDIS_URL, RUN_REDIS_TESTS } from './support.js'
 
 afterEach(() => closeDefaultThrottle())
 
@@ -18,12 +20,23 @@ describe('createStoreFromEnv', () => {
     expect(await createStoreFromEnv({})).toBeInstanceOf(MemoryStore)
   })
 
-  it('uses Redis when REDIS_URL is set, with the given key prefix', async () => {
-    const url = `redis://127.0.0.1:${await freePort()}`
-    const store = await createStoreFromEnv({ REDIS_URL: url }, { redis: { prefix: 'app:' } })
-    expect(store).toBeInstanceOf(RedisStore)
-    await store.close?.()
-  })
+  it.runIf(RUN_REDIS_TESTS)(
+    'uses Redis when REDIS_URL is set, with the given key prefix',
+    async () => {
+      const prefix = `fw:test:default-throttle:${randomUUID()}:`
+      const store = await createStoreFromEnv({ REDIS_URL }, { redis: { prefix } })
+      const admin = new Redis(REDIS_URL)
+      try {
+        expect(store).toBeInstanceOf(RedisStore)
+        expect((await store.hit('client-1', { max: 5, windowMs: 60_000 })).allowed).toBe(true)
+        expect(await admin.keys(`${prefix}*`)).toEqual([`${prefix}client-1`])
+      } finally {
+        await store.close?.()
+        await deleteKeys(REDIS_URL, prefix)
+        admin.disconnect()
+      }
+    },
+  )
 })
 
 describe('defaultThrottle', () => {

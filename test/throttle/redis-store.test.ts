@@ -8,13 +8,12 @@ import { createServer, type Server } from 'node:net'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { buildCache } from '../../src/compiler/index.js'
 import { RedisStore } from '../../src/throttle/redis-store.js'
 import { cleanupProjects, makeProject } from '../support/project.js'
 import { bundleServeFixture, httpGet, spawnServer } from './processes.js'
 import {
-  IN_CI,
   REDIS_URL,
   RUN_REDIS_TESTS,
   bootApp,
@@ -205,16 +204,15 @@ describe.runIf(RUN_REDIS_TESTS)('RedisStore when Redis is unreachable', () => {
     cleanupProjects()
   })
 
-  it('rejects with ThrottleStoreError on a closed port, fast', async () => {
+  it('rejects with ThrottleStoreError on a closed port, at once (not by a timeout)', async () => {
     const redis = store({ url: `redis://127.0.0.1:${await freePort()}` })
-    const started = performance.now()
-    await expect(redis.hit('x', FIVE_PER_MINUTE)).rejects.toMatchObject({
+    // Refused, not queued until the connect (1 s) or command (500 ms) timeout gives up.
+    const refused = {
       name: 'ThrottleStoreError',
-    })
-    await expect(redis.hit('x', FIVE_PER_MINUTE)).rejects.toMatchObject({
-      name: 'ThrottleStoreError',
-    })
-    expect(performance.now() - started).toBeLessThan(1500)
+      message: expect.not.stringMatching(/timed? ?out/i),
+    }
+    await expect(redis.hit('x', FIVE_PER_MINUTE)).rejects.toMatchObject(refused)
+    await expect(redis.hit('x', FIVE_PER_MINUTE)).rejects.toMatchObject(refused)
   })
 
   it('fails open by default: requests pass without rate-limit headers, one warning per outage', async () => {
@@ -246,16 +244,28 @@ describe.runIf(RUN_REDIS_TESTS)('RedisStore when Redis is unreachable', () => {
       connectTimeoutMs: 300,
     })
     const { kernel } = await bootApp(ROUTES, { store: redis })
-    const started = performance.now()
+    // Without its timeouts each request would wait for as long as the connection lived.
     const statuses = await burst(kernel, '/five', 5)
     expect(statuses).toEqual(Array(5).fill(200))
-    expect(performance.now() - started).toBeLessThan(2000)
   })
 })
 
 describe('the Redis test gate', () => {
-  it('never skips the Redis tests in CI', () => {
-    if (IN_CI) expect(RUN_REDIS_TESTS).toBe(true)
-    else expect(typeof RUN_REDIS_TESTS).toBe('boolean')
+  // The gate evaluated afresh, with Redis down (nothing listens on port 1): it runs the Redis
+  // tests (to fail) under CI=true, and skips them only outside CI.
+  it.each([
+    ['true', true],
+    ['', false],
+  ])('with Redis down and CI=%j, runs the Redis tests: %s', async (ci, runs) => {
+    vi.stubEnv('CI', ci)
+    vi.stubEnv('REDIS_URL', 'redis://127.0.0.1:1')
+    vi.resetModules()
+    try {
+      const gate = await import('./support.js')
+      expect(gate.RUN_REDIS_TESTS).toBe(runs)
+    } finally {
+      vi.unstubAllEnvs()
+      vi.resetModules()
+    }
   })
 })

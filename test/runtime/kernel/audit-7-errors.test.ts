@@ -5,7 +5,6 @@
  * few hundred requests a second; only the first 32 ranges count now, as in `negotiate`. And its
  * log line for a thrown undefined, Symbol or function, which said nothing about what was thrown.
  */
-import { performance } from 'node:perf_hooks'
 import { Writable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
 import { renderError } from '../../../src/runtime/error-boundary.js'
@@ -63,7 +62,9 @@ describe('an error answer to a hostile Accept', () => {
     }
   })
 
-  it('costs about what a short one does (~6 ms each before, far under 1 ms now)', () => {
+  // Its cost (~6 ms each before, far under 1 ms now) is for the benchmarks; what a client sees
+  // is the answer a short header with the same first ranges gets.
+  it('answers as a short header with the same ranges does', () => {
     const context = (accept: string) => ({
       accept,
       path: '/x',
@@ -71,13 +72,14 @@ describe('an error answer to a hostile Accept', () => {
       debug: false,
       log: silentLogger,
     })
-    const error = new HttpError(404)
-    for (const accept of [COMMAS, SEMICOLONS]) {
-      const started = performance.now()
-      for (let i = 0; i < 100; i++) renderError(error, context(accept))
-      // 100 answers: ~600 ms (commas) and ~230 ms (semicolons) before, ~1 ms now.
-      expect(performance.now() - started).toBeLessThan(100)
+    const answer = (accept: string) => {
+      const response = renderError(new HttpError(404), context(accept))
+      return [response.status, response.header('content-type'), response.body]
     }
+    expect(answer(COMMAS)).toEqual(answer(','))
+    expect(answer(COMMAS)[1]).toBe('application/json; charset=utf-8')
+    expect(answer(SEMICOLONS)).toEqual(answer('text/plain;'))
+    expect(answer(SEMICOLONS)[1]).toBe('text/plain; charset=utf-8')
   })
 })
 

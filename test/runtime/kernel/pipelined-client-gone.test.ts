@@ -160,10 +160,12 @@ describe('small answers queued behind a pipelined one, when the client leaves', 
     servers.push(served)
     // Intervals the server starts and never clears while this runs (it runs in this process).
     const live = new Set<unknown>()
+    let started = 0
     const { setInterval: set, clearInterval: clear } = globalThis
     vi.spyOn(globalThis, 'setInterval').mockImplementation(((...args: Parameters<typeof set>) => {
       const timer = set(...args)
       live.add(timer)
+      started++
       return timer
     }) as typeof set)
     vi.spyOn(globalThis, 'clearInterval').mockImplementation((timer) => {
@@ -177,10 +179,13 @@ describe('small answers queued behind a pipelined one, when the client leaves', 
       ),
     )
     socket.on('error', () => {})
-    await sleep(100)
+    // The small answers are queued behind the slow one, with their send timers running.
+    await vi.waitFor(() => expect(started).toBeGreaterThanOrEqual(50), { interval: 10 })
     socket.destroy()
-    await sleep(600)
-    vi.restoreAllMocks()
-    expect(live.size).toBe(0)
+    try {
+      await vi.waitFor(() => expect(live.size).toBe(0), { timeout: 3000, interval: 20 })
+    } finally {
+      vi.restoreAllMocks()
+    }
   })
 })
