@@ -50,10 +50,23 @@ for (const signal of ['SIGTERM', 'SIGINT']) process.once(signal, stop)
 
 function stop() {
   stopping = true
-  server.close()
+  // Then the connections fw opened (the throttle's and the revocation list's Redis, the user
+  // database's pool): left open, they kept the process running after the drain, for good.
+  server.close(() => void closeConnections())
   // Keep-alive connections turn idle as their last response ends: close them as they do.
   setInterval(() => server.closeIdleConnections(), 50).unref()
   setTimeout(() => server.closeAllConnections(), 10_000).unref()
+}
+
+async function closeConnections() {
+  // What the app left open besides is given 5 s, as `fw serve` does.
+  setTimeout(() => process.exit(), 5_000).unref()
+  // Loaded only now: an app without throttle or auth never loads either module. A failure here
+  // has no one left to answer: the exit above still comes.
+  await Promise.allSettled([
+    import('fw/throttle').then(({ closeDefaultThrottle }) => closeDefaultThrottle()),
+    import('fw/auth').then(({ closeDefaultAuth }) => closeDefaultAuth()),
+  ])
 }
 
 function fail(message) {
