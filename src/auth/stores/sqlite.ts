@@ -166,6 +166,14 @@ function addMissingColumns(
   const info = prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all()
   const present = new Set(info.map((c) => c.name))
   for (const [name, type] of Object.entries(columns)) {
-    if (!present.has(name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`)
+    if (present.has(name)) continue
+    try {
+      db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`)
+    } catch (error) {
+      // Added meanwhile by another process opening the same older file (hosts or `--workers`
+      // starting together): all but the first failed their open with this. No write lock is
+      // taken to check, so opening a current file never waits for another connection's writes.
+      if (!String((error as Error).message).startsWith('duplicate column name')) throw error
+    }
   }
 }
