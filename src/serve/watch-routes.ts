@@ -114,9 +114,25 @@ class RouteWatch implements RouteWatcher {
     // watcher, and its new folders' watches would keep the process alive.
     if (this.#closed) return
     const next = foldersOf(this.#watched)
-    this.#watcher?.unwatch([...this.#folders].filter((f) => !next.has(f)))
-    this.#watcher?.add([...next].filter((f) => !this.#folders.has(f)))
+    const gone = [...this.#folders].filter((f) => !next.has(f))
+    const added = [...next].filter((f) => !this.#folders.has(f))
+    // Set first: chokidar asks #ignores about the folders being added.
     this.#folders = next
+    this.#watcher?.unwatch(gone)
+    this.#watcher?.add(added)
+  }
+
+  /**
+   * Whether chokidar leaves `path` alone: a file of a watched folder that no build reads and that
+   * no failed build could be waiting for (no source file, or fw's own temporary bundle). chokidar
+   * watches every file of a folder, and one removed while it waits for the write to finish
+   * (awaitWriteFinish) is forgotten with its watch left open: the temporary file of each atomic
+   * save (`sed -i`, editors' safe writes, renamed over the routes file) or an editor's scratch file
+   * left a watch handle open for as long as the server ran.
+   */
+  #ignores(path: string): boolean {
+    if (this.#folders.has(path) || this.#watched.has(path)) return false
+    return !SOURCE.test(path) || TEMP.test(path)
   }
 
   #schedule(event: string, file: string): void {
@@ -149,6 +165,7 @@ class RouteWatch implements RouteWatcher {
       ignoreInitial: true,
       depth: 0,
       awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 10 },
+      ignored: (path: string) => this.#ignores(path),
     })
     this.#watcher = started
     started.on('all', (event, file) => this.#schedule(event, file))
