@@ -183,16 +183,25 @@ export interface RedisRevocationOptions {
  */
 export class RedisRevocationList implements RevocationList {
   readonly #redis: Redis
-  /** Whether the connection has been ready once: not ready since, Redis was lost. */
-  #wasReady: boolean
+  /**
+   * Whether the connection has been ready or has failed once: not ready since, Redis is away
+   * (lost, or never reached), and waiting for it only delays the 503.
+   */
+  #tried: boolean
   readonly #prefix: string
   readonly #limitMs: number
   readonly #now: () => number
 
   constructor(redis: Redis, options: RedisRevocationOptions = {}) {
     this.#redis = redis
-    this.#wasReady = redis.status === 'ready'
-    if (!this.#wasReady) redis.once('ready', () => void (this.#wasReady = true))
+    this.#tried = redis.status === 'ready'
+    if (!this.#tried) {
+      const tried = (): void => {
+        this.#tried = true
+        redis.off('ready', tried).off('close', tried)
+      }
+      redis.on('ready', tried).on('close', tried)
+    }
     this.#prefix = options.prefix ?? 'fw:revoked:'
     this.#limitMs = options.commandTimeoutMs ?? 1000
     this.#now = options.now ?? Date.now
@@ -220,12 +229,13 @@ export class RedisRevocationList implements RevocationList {
    * ioredis's defaults (no command timeout) held every authenticated request while Redis was silent.
    */
   #bounded<T>(start: () => Promise<T>): Promise<T> {
-    // A connection that lost Redis (and is trying again: reconnecting, then connecting) fails at
-    // once, the callers answer 503: its commands waited their whole time limit each, queued, and
-    // were all sent on reconnect. One that was never ready (a first request at boot) waits for
-    // it, within the limit.
+    // A connection that lost Redis, or never reached it (and is trying again: reconnecting, then
+    // connecting), fails at once, the callers answer 503: its commands waited their whole time
+    // limit each, queued, and were all sent on reconnect; with Redis down from the start, each
+    // waited out the retries, then the 1 s limit. One still making its first connection (a
+    // first request at boot) waits for it, within the limit.
     const status = this.#redis.status
-    if (status !== 'ready' && (this.#wasReady || status === 'end' || status === 'close'))
+    if (status !== 'ready' && (this.#tried || status === 'end' || status === 'close'))
       return Promise.reject(new Error(`The Redis connection is ${status}`))
     return within(start(), this.#limitMs, `Redis did not answer within ${this.#limitMs} ms`)
   }

@@ -126,4 +126,30 @@ describe.runIf(redisUp)('a RedisRevocationList on a connection of your own, Redi
       await proxy.close()
     }
   })
+
+  // Down from the start: each check waited out ioredis's retries, then the time limit, one after
+  // another, as if the first connection were still on its way.
+  it('fails at once once a first connection has failed, and works when Redis is reached', async () => {
+    const proxy = await startTcpProxy(REDIS_URL)
+    await proxy.down()
+    const redis = new Redis(proxy.url, { retryStrategy: () => 50, maxRetriesPerRequest: 1 })
+    redis.on('error', () => {})
+    const prefix = `fw:test:audit26:${Date.now()}:never:`
+    const list = new RedisRevocationList(redis, { prefix, commandTimeoutMs: 60_000 })
+    try {
+      await expect(list.isRevoked('d1')).rejects.toThrow()
+      await expect(list.isRevoked('d1')).rejects.toThrow(/Redis connection is/)
+      await expect(list.revoke('d1', Math.floor(Date.now() / 1000) + 60)).rejects.toThrow(
+        /Redis connection is/,
+      )
+      await proxy.up()
+      while ((redis.status as string) !== 'ready') await new Promise((r) => setTimeout(r, 10))
+      expect(await list.isRevoked('d1')).toBe(false)
+      expect(await list.revoke('d1', Math.floor(Date.now() / 1000) + 60)).toBe(true)
+      expect(await list.isRevoked('d1')).toBe(true)
+    } finally {
+      await list.close()
+      await proxy.close()
+    }
+  })
 })
