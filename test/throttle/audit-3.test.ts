@@ -12,7 +12,7 @@ import { RedisStore } from '../../src/throttle/redis-store.js'
 import { createThrottle, MemoryStore, type ThrottleStore } from '../../src/throttle/index.js'
 import { cleanupProjects, makeProject } from '../support/project.js'
 import { bundleServeFixture, httpGet, spawnServer } from './processes.js'
-import { REDIS_URL, RUN_REDIS_TESTS, bootApp, call, deleteKeys, freePort } from './support.js'
+import { REDIS_URL, RUN_REDIS_TESTS, bootApp, call, deleteKeys } from './support.js'
 
 const PREFIX = `fw:test:throttle-audit-3:${randomUUID()}:`
 const redisStores: RedisStore[] = []
@@ -86,7 +86,7 @@ describe('a 429 from a group limit while the route limit keeps the request out l
       CACHE_DIR: join(dir, 'cache'),
       WORKERS: '2',
       REDIS_URL: '',
-      PORT: String(await freePort()),
+      PORT: '0',
     })
     try {
       const statuses = []

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildCache } from '../../src/compiler/index.js'
 import { cleanupProjects, makeProject } from '../support/project.js'
 import { bundleServeFixture, httpGet, spawnServer } from './processes.js'
-import { countOf, freePort } from './support.js'
+import { countOf } from './support.js'
 
 const ROUTES = `export default (r) => {
   r.get('/five', () => ({ pid: process.pid }), { name: 'five', middleware: ['throttle:5,60'] })
@@ -38,7 +38,7 @@ afterAll(() => {
 
 describe('ClusterStore across node:cluster workers', () => {
   it('2 workers on one port, 50 concurrent requests → exactly 5 pass', async () => {
-    const server = await spawnServer(script, { ...env, PORT: String(await freePort()) })
+    const server = await spawnServer(script, { ...env, PORT: '0' })
     try {
       const answers = await Promise.all(
         Array.from({ length: 50 }, () => httpGet(server.port, '/five')),
@@ -75,7 +75,7 @@ describe('ClusterStore across node:cluster workers', () => {
   })
 
   it('reports the shared count in the headers of either worker', async () => {
-    const server = await spawnServer(script, { ...env, PORT: String(await freePort()) })
+    const server = await spawnServer(script, { ...env, PORT: '0' })
     try {
       const remaining: unknown[] = []
       for (let i = 0; i < 5; i++)
@@ -89,7 +89,7 @@ describe('ClusterStore across node:cluster workers', () => {
   it('refuses to start a worker when the primary holds no counters and there is no Redis', async () => {
     const server = await spawnServer(script, {
       ...env,
-      PORT: String(await freePort()),
+      PORT: '0',
       NO_THROTTLE_PRIMARY: '1',
     })
     await server.stop()
