@@ -106,59 +106,42 @@ function clampSuffixes(header: string, size: number): string {
 // reads a date without a zone in the server's time zone (TZ), and rolls impossible dates over
 // (`31 Feb` is 3 March, second 61 is second 0 of the same minute), where a value that is no
 // valid date must be ignored (RFC 9110 §13.1.3, §13.1.4). A leap second (`:60`) is valid.
-const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)'
-const LONG_DAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)'
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
-const MONTH = `(${MONTHS.join('|')})`
-const TIME = '(\\d\\d):(\\d\\d):(\\d\\d)'
-const IMF_FIXDATE = new RegExp(`^${DAY}, (\\d{1,2}) ${MONTH} (\\d{4}) ${TIME} GMT$`)
-const RFC_850 = new RegExp(`^${LONG_DAY}, (\\d\\d)-${MONTH}-(\\d\\d) ${TIME} GMT$`)
-const ASCTIME = new RegExp(`^${DAY} ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`)
+const IMF_FIXDATE =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d\d?) (\w{3}) (\d{4}) (\d\d):(\d\d):(\d\d) GMT$/
+const RFC_850 =
+  /^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, (\d\d)-(\w{3})-(\d\d) (\d\d):(\d\d):(\d\d) GMT$/
+const ASCTIME = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (\w{3}) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4})$/
+const MONTHS = 'JanFebMarAprMayJunJulAugSepOctNovDec'
 
 function httpDate(value: string): number {
-  let m = IMF_FIXDATE.exec(value)
-  if (m !== null) return utc(m[3]!, m[2]!, m[1]!, m[4]!, m[5]!, m[6]!)
-  m = RFC_850.exec(value)
-  if (m !== null) return utc(fullYear(Number(m[3])), m[2]!, m[1]!, m[4]!, m[5]!, m[6]!)
-  m = ASCTIME.exec(value)
-  if (m !== null) return utc(m[6]!, m[1]!, m[2]!.trim(), m[3]!, m[4]!, m[5]!)
-  return NaN
-}
-
-// RFC 9110 §5.6.7: a two-digit year more than 50 years ahead is the last such year past.
-function fullYear(twoDigits: number): number {
-  const thisYear = new Date().getUTCFullYear()
-  const year = thisYear - (thisYear % 100) + twoDigits
-  return year > thisYear + 50 ? year - 100 : year
-}
-
-function utc(
-  year: string | number,
-  month: string,
-  day: string,
-  hour: string,
-  minute: string,
-  second: string,
-): number {
-  const [y, mo, d, h, mi, s] = [
-    Number(year),
-    MONTHS.indexOf(month),
-    Number(day),
-    Number(hour),
-    Number(minute),
-    Number(second),
-  ]
-  if (d < 1 || d > daysIn(y, mo) || h > 23 || mi > 59 || s > 60) return NaN
-  // Date.UTC maps years 0-99 to 1900-1999: set the year as written, then add the seconds
-  // (a leap second is the instant of the next minute's first).
-  const date = new Date(Date.UTC(2000, mo, d, h, mi))
-  date.setUTCFullYear(y, mo, d)
-  return date.getTime() + s * 1000
-}
-
-function daysIn(year: number, month: number): number {
-  if (month !== 1) return [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month]!
-  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28
+  const asc = ASCTIME.exec(value)
+  // [day, month, year, hour, minute, second]
+  const m = asc
+    ? [asc[2], asc[1], asc[6], asc[3], asc[4], asc[5]]
+    : (IMF_FIXDATE.exec(value) ?? RFC_850.exec(value))?.slice(1)
+  if (!m) return NaN
+  const field = (i: number): number => Number(m[i])
+  const [day, hour, minute, second] = [field(0), field(3), field(4), field(5)]
+  const at = MONTHS.indexOf(m[1]!) // a month's place times 3; 'anF' and others elsewhere
+  const month = at / 3
+  let year = field(2)
+  if (m[2]!.length === 2) {
+    // RFC 850's two-digit year: one more than 50 years ahead is the last such year past.
+    const now = new Date().getUTCFullYear()
+    year += now - (now % 100)
+    if (year > now + 50) year -= 100
+  }
+  const time = Date.UTC(year, month, day, hour, minute)
+  // A day past its month's end rolls into the next month; a leap second is the next minute's start.
+  if (
+    at % 3 !== 0 ||
+    new Date(time).getUTCDate() !== day ||
+    hour > 23 ||
+    minute > 59 ||
+    second > 60
+  )
+    return NaN
+  return time + second * 1000
 }
 
 function sameTag(a: string, b: string): boolean {
