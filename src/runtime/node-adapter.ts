@@ -6,6 +6,7 @@
  * although fw cannot serve it is answered here too, as JSON errors, in request order.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { Http2SecureServer, Http2Server } from 'node:http2'
 import type { Kernel } from './kernel.js'
 import { FwRequest } from './request/request.js'
 import { FwResponse } from './response.js'
@@ -50,7 +51,13 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
   const reply = (response: FwResponse, request: FwRequest, res: ServerResponse): void => {
     if (request.needsCleanup()) removeUploadsAfter(request, res, current())
     try {
-      if (!request.isBodyLoaded() && !res.req.complete && !worthDraining(request)) {
+      // HTTP/2 ends the request's stream alone: its connection carries others, and lives on.
+      if (
+        !request.isBodyLoaded() &&
+        !res.req.complete &&
+        res.req.httpVersionMajor !== 2 &&
+        !worthDraining(request)
+      ) {
         res.shouldKeepAlive = false
         // res.socket is null while a pipelined response before this one is still being sent.
         lingerOnClose(res.req.socket)
@@ -117,7 +124,7 @@ function removeUploadsAfter(request: FwRequest, res: ServerResponse, kernel: Ker
 }
 
 /**
- * Wires a node:http (or node:https) server to the kernel: requests, and "Expect: 100-continue"
+ * Wires a node:http (or node:https, or node:http2 through its compatibility API) server to the kernel: requests, and "Expect: 100-continue"
  * ones (the 100 only once the body is read), through `createListener`; requests Node refuses or
  * would answer itself, each with a JSON error like fw's others, then the connection closes:
  * unparseable ones (`answerClientError`), an HTTP/1.1 request without Host (400; Node's own check
@@ -126,7 +133,15 @@ function removeUploadsAfter(request: FwRequest, res: ServerResponse, kernel: Ker
  * const server = attachKernel(http.createServer(), () => kernel)
  * server.listen(3000)
  */
-export function attachKernel<S extends Server>(server: S, current: () => Kernel): S {
+export function attachKernel<S extends Server | Http2Server | Http2SecureServer>(
+  server: S,
+  current: () => Kernel,
+): S {
+  attachTo(server as unknown as Server, current)
+  return server
+}
+
+function attachTo(server: Server, current: () => Kernel): void {
   Object.assign(server, { requireHostHeader: false })
   server.on('request', createListener(current))
   server.on('checkContinue', createListener(current, { expectContinue: true }))
@@ -135,7 +150,6 @@ export function attachKernel<S extends Server>(server: S, current: () => Kernel)
   )
   server.on('clientError', answerClientError)
   server.on('connect', answerConnect)
-  return server
 }
 
 // Node reads whatever is left of a request body after the response, to reuse the connection

@@ -52,11 +52,22 @@ export function onceGone(res: ServerResponse, done: () => void): void {
     res.off('close', run)
     // A queued response is not destroyed with its connection: marked so, a stream stopped now
     // is no failure to log (a client could flood the log so).
-    if (!res.destroyed && socket.destroyed) res.destroy()
+    if (!isDestroyed(res) && socket.destroyed) res.destroy()
     done()
   }
   set.add(run)
   res.once('close', run)
+}
+
+/**
+ * Whether `res` is destroyed. node:http2's compatibility response has no `destroyed`: its
+ * stream's says it. Read as false there, a download the client cancelled was logged as a
+ * failed stream (a client could flood the log so: many cancelled streams on one connection).
+ */
+function isDestroyed(res: ServerResponse): boolean {
+  const destroyed = res.destroyed as boolean | undefined
+  if (destroyed !== undefined) return destroyed
+  return (res as { stream?: { destroyed?: boolean } }).stream?.destroyed === true
 }
 
 const FAILURE_REASON = 'Internal Server Error'
@@ -78,7 +89,7 @@ export function answerFailure(
   const requestId = id !== undefined && SAFE_ID.test(id) ? id : undefined
   kernel.log.error({ err: error, request_id: requestId }, message)
   try {
-    if (res.headersSent || res.destroyed) {
+    if (res.headersSent || isDestroyed(res)) {
       res.destroy()
       return
     }
@@ -89,7 +100,9 @@ export function answerFailure(
     const state = res as ServerResponse & { _hasBody: boolean }
     res.chunkedEncoding = false
     state._hasBody = res.req.method !== 'HEAD'
-    res.writeHead(500, FAILURE_REASON, headers)
+    // HTTP/2 has no reason phrase (Node warns about one).
+    if (res.req.httpVersionMajor === 2) res.writeHead(500, headers)
+    else res.writeHead(500, FAILURE_REASON, headers)
     res.end(body)
   } catch (failure) {
     kernel.log.error({ err: failure }, 'The 500 answer could not be written either')
@@ -128,7 +141,8 @@ export function send(
   const body = response.body
   // Everything goes into writeHead, Content-Length included: a setHeader() before it would send
   // Node down its slow path (every header re-validated and stored one by one).
-  const headers = FwResponse.wireHeaders(response) as NodeHeaders
+  const wire = FwResponse.wireHeaders(response) as NodeHeaders
+  const headers = res.req.httpVersionMajor === 2 ? withoutConnectionFields(wire) : wire
   if (body === null || typeof body === 'string' || body instanceof Uint8Array) {
     res.writeHead(response.status, headers)
     res.end(body ?? undefined)
@@ -167,12 +181,12 @@ function guardSending(res: ServerResponse, response: FwResponse, kernel: Kernel,
   const socket = res.socket ?? res.req.socket
   if ((socket as TLSSocket).encrypted === true || bytesTaken(socket) === null)
     return closeWhenIdle(res, response, kernel, ms)
-  if (res.destroyed || res.writableFinished) return
+  if (isDestroyed(res) || res.writableFinished) return
   let taken = -1
   let since = performance.now()
   const check = (): void => {
     const socket = res.socket
-    if (socket === null || res.destroyed) return stop()
+    if (socket === null || isDestroyed(res)) return stop()
     const now = bytesTaken(socket)
     if (now === null) return
     if (now !== taken || res.writableLength === 0) {
@@ -201,13 +215,15 @@ function closeWhenIdle(
   ms: number,
 ): void {
   res.setTimeout(ms, () => {
-    if (res.writableLength === 0 || res.destroyed) return
+    if (res.writableLength === 0 || isDestroyed(res)) return
     cutStalled(res, response, kernel, ms)
   })
   // Sent, the response leaves the socket's timeout to Node: kept, it closed the connection, with
   // no word, under a later response on it (a pipelined request whose handler took longer). This
-  // runs before Node's own 'finish' listener, which then sets the keep-alive timeout.
-  res.prependOnceListener('finish', () => res.socket?.setTimeout(0))
+  // runs before Node's own 'finish' listener, which then sets the keep-alive timeout. Over
+  // HTTP/2 the timeout was the stream's, and res.socket.setTimeout the whole session's.
+  if (res.req.httpVersionMajor !== 2)
+    res.prependOnceListener('finish', () => res.socket?.setTimeout(0))
 }
 
 function cutStalled(res: ServerResponse, response: FwResponse, kernel: Kernel, ms: number): void {
@@ -252,7 +268,7 @@ function sendStream(
   // The client left before the answer was ready: nothing will read the body, and a 'close'
   // listener added now would never fire. Piped into the closed response, a file's stream stayed
   // paused with its descriptor open until garbage collection (one per aborted download).
-  if (res.destroyed || res.req.socket.destroyed) {
+  if (isDestroyed(res) || res.req.socket.destroyed) {
     body.destroy()
     return
   }
@@ -308,7 +324,7 @@ function streamFailure(
   return (error) => {
     if (failed) return
     failed = true
-    if (res.headersSent || res.destroyed) {
+    if (res.headersSent || isDestroyed(res)) {
       kernel.log.warn(
         { err: error, ...whose(response, request) },
         'Streaming the response body failed',
@@ -324,7 +340,7 @@ function streamFailure(
     // process frozen. The plain 500 instead.
     if (rescuing) return answerFailure(error, res, id, kernel, 'The error answer failed too')
     const answer = (rescued: FwResponse): void => {
-      if (!res.destroyed)
+      if (!isDestroyed(res))
         send(
           res,
           id === undefined ? rescued : rescued.withHeader('x-request-id', id),
@@ -348,7 +364,7 @@ function pipeWatched(body: Readable, res: ServerResponse, fail: (error: unknown)
   // A body destroyed without an error (`destroy()`, an upstream cut off) emits 'close' but no
   // 'end' or 'error': pipe() never ended the response, and the client waited for ever.
   const cut = (): void => {
-    if (!body.readableEnded && !res.destroyed)
+    if (!body.readableEnded && !isDestroyed(res))
       fail(new Error('The streamed body was closed before its end'))
   }
   if (body.destroyed) cut()
@@ -375,6 +391,35 @@ function bytesOnly(body: Readable): Readable {
   return checked
 }
 
+// RFC 9113 §8.2.2: fields of an HTTP/1.1 connection, which an HTTP/2 message must not carry.
+const CONNECTION_FIELDS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+])
+
+/**
+ * `headers` without the connection-specific fields, for an HTTP/2 response: a handler's
+ * `Connection: keep-alive` or `Keep-Alive`, harmless over HTTP/1.1, made Node refuse the whole
+ * response there (ERR_HTTP2_INVALID_CONNECTION_HEADERS: a 500).
+ */
+function withoutConnectionFields(headers: NodeHeaders): NodeHeaders {
+  if (Array.isArray(headers)) {
+    const kept: (string | string[])[] = []
+    for (let i = 0; i < headers.length; i += 2)
+      if (!CONNECTION_FIELDS.has(String(headers[i]).toLowerCase()))
+        kept.push(headers[i]!, headers[i + 1]!)
+    return kept
+  }
+  const kept: Record<string, string | string[]> = {}
+  for (const name in headers)
+    if (!CONNECTION_FIELDS.has(name.toLowerCase())) kept[name] = headers[name]!
+  return kept
+}
+
 /** Whether a response of `status` carries content (RFC 9110 §6.4.1: not 1xx, 204 or 304). */
 function hasContent(status: number): boolean {
   return status >= 200 && status !== 204 && status !== 304
@@ -398,7 +443,7 @@ function holdToLength(
   // A length that is no number of bytes fits no body.
   let left = /^\d+$/.test(declared) ? Number(declared) : -1
   const check = (): void => {
-    if (left === 0 || res.destroyed) return
+    if (left === 0 || isDestroyed(res)) return
     kernel.log.warn({ declared, ...where }, 'A streamed body does not match its Content-Length')
     res.destroy()
   }

@@ -98,6 +98,10 @@ function headerEntryLimit(req: IncomingMessage): number {
  */
 export function refuse(res: ServerResponse, [status, message]: Refusal): void {
   const body = JSON.stringify({ error: message, code: status })
+  // HTTP/2 (node:http2's compatibility API) ends the stream only: the connection carries other
+  // requests, and has no Connection field (Node drops it, with a warning).
+  if (res.req.httpVersionMajor === 2)
+    return void res.writeHead(status, jsonErrorHeaders(body)).end(body)
   // The request's: res.socket is null while a pipelined response before this one is being sent.
   lingerOnClose(res.req.socket)
   res.writeHead(status, { ...jsonErrorHeaders(body), connection: 'close' })

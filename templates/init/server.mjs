@@ -41,9 +41,11 @@ const host = process.env.HOST || '127.0.0.1'
 const port = Number(process.env.PORT || 3000)
 if (!/^\d{1,5}$/.test(process.env.PORT || '3000') || port > 65535)
   fail(`PORT=${process.env.PORT} is not a port number (0 to 65535, in decimal)`)
-server.once('error', (error) => fail(`cannot listen on ${host}:${port}: ${error.message}`))
+// An IPv6 address in brackets, as a URL writes it (`http://[::1]:3000`, not `http://::1:3000`).
+const shownHost = host.includes(':') ? `[${host}]` : host
+server.once('error', (error) => fail(`cannot listen on ${shownHost}:${port}: ${error.message}`))
 server.listen(port, host, () => {
-  console.log(`listening on http://${host}:${server.address().port}`)
+  console.log(`listening on http://${shownHost}:${server.address().port}`)
 })
 // Finish the requests in flight (for up to 10 s), then exit.
 for (const signal of ['SIGTERM', 'SIGINT']) process.once(signal, stop)

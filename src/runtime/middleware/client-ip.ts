@@ -8,7 +8,7 @@
 import { isIP } from 'node:net'
 import proxyaddr from 'proxy-addr'
 import type { FwRequest } from '../request/request.js'
-import { unmapAddress } from '../request/uri.js'
+import { UNIX_SOCKET_PEER, unmapAddress } from '../request/uri.js'
 import type { Middleware } from '../types.js'
 
 // proxy-addr parses each hop it asks about (~14 µs for '::1'): 3,000 trusted hops in a 12 KB
@@ -24,7 +24,9 @@ export function clientAddress(request: FwRequest): string {
   // Checked only for a long header: a short one cannot hold more than MAX_HOPS addresses.
   const nearest = forwarded.length > 4 * MAX_HOPS ? nearestHops(forwarded) : forwarded
   const hops = WITH_PORT.test(nearest) ? withoutPorts(nearest) : nearest
-  const reqLike = { socket: { remoteAddress: peer }, headers: { 'x-forwarded-for': hops } }
+  // A Unix domain socket peer has no address: trusted, it is walked as loopback (isTrustedPeer).
+  const socket = peer === '' && request.isFromTrustedProxy() ? UNIX_SOCKET_PEER : peer
+  const reqLike = { socket: { remoteAddress: socket }, headers: { 'x-forwarded-for': hops } }
   // [peer, hops right to left ..., the first untrusted one]. A trusted proxy may still pass on
   // what is not an address ("<script>", "unknown"): then the last hop that is one is the client.
   const chain = proxyaddr.all(reqLike as never, request.getTrustProxy())

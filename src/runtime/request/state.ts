@@ -108,7 +108,10 @@ export function nodeState(
       serverParams({ method, target, headers, peer, protocol: `HTTP/${req.httpVersion}`, time }),
     // Most requests carry no body: their slot is loaded (empty) from the start, so loadBody()
     // and cleanup() cost nothing on them.
-    body: hasBody(headers) ? wireSlot(headers, options, () => req, beforeBody) : NO_BODY,
+    body:
+      hasBody(headers) || (req.httpVersionMajor === 2 && http2Body(req, headers))
+        ? wireSlot(headers, options, () => req, beforeBody)
+        : NO_BODY,
   })
 }
 
@@ -149,6 +152,16 @@ class SocketPeer implements Peer {
   get localPort(): number | undefined {
     return this.#socket.localPort
   }
+
+  /**
+   * Whether the server listens on a Unix domain socket. Read from the server, not the socket: a
+   * TCP socket closed early has no address either, and must not pass for one (it would be trusted).
+   */
+  get unixSocket(): boolean {
+    const server = (this.#socket as { server?: { address?: () => unknown } | null }).server
+    // A path (also once closed, while in-flight requests drain); an object for TCP.
+    return typeof server?.address?.() === 'string'
+  }
 }
 
 function isUpperCase(text: string): boolean {
@@ -161,8 +174,47 @@ function isUpperCase(text: string): boolean {
 
 function headersFromNode(req: IncomingMessage): HeaderBag {
   // Test doubles may only have headersDistinct; real requests always have rawHeaders.
-  if (Array.isArray(req.rawHeaders)) return headersFromRaw(req.rawHeaders)
+  if (Array.isArray(req.rawHeaders))
+    return headersFromRaw(req.httpVersionMajor === 2 ? http2Fields(req.rawHeaders) : req.rawHeaders)
   return headersFromDistinct(req.headersDistinct as Record<string, string[] | undefined>)
+}
+
+/**
+ * The header fields of an HTTP/2 request (node:http2's compatibility API): its pseudo-header
+ * fields (`:method`, `:path`…) are none, and its host is `:authority`, which clients send instead
+ * of Host (RFC 9113 §8.3.1). Without it, every request was taken for one addressed to the
+ * server's own address: no domain route matched, and getUri() and the HTTPS redirect named it.
+ * A Host that names another host as well is two hosts: the 400 of a Host sent twice.
+ */
+function http2Fields(raw: readonly string[]): string[] {
+  const fields: string[] = []
+  let authority: string | undefined
+  let host: string | undefined
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!
+    if (name.charCodeAt(0) === 58) {
+      if (name === ':authority') authority = raw[i + 1]
+      continue
+    }
+    if (host === undefined && name.toLowerCase() === 'host') host = raw[i + 1]
+    fields.push(name, raw[i + 1]!)
+  }
+  if (authority !== undefined && authority.toLowerCase() !== host?.toLowerCase())
+    fields.push('host', authority)
+  return fields
+}
+
+/**
+ * Whether an HTTP/2 request has a body: unless its HEADERS frame ended the stream. HTTP/2 frames
+ * a body itself, so a client may send one without Content-Length (node's client, a streamed
+ * fetch()): read by the HTTP/1.1 rule (no Content-Length, no Transfer-Encoding: no body), it was
+ * silently taken for an empty one.
+ */
+function http2Body(req: IncomingMessage, headers: HeaderBag): boolean {
+  // A declared length says it, as in HTTP/1.1 (hasBody).
+  if (firstOf(headers, 'content-length') !== undefined) return false
+  const stream = (req as { stream?: { endAfterHeaders?: unknown } }).stream
+  return stream?.endAfterHeaders === false
 }
 
 /** State of a WHATWG Request; its body stream is wrapped only when loading. */

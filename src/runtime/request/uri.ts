@@ -17,12 +17,17 @@ export interface Peer {
   readonly encrypted: boolean
   readonly localAddress: string | undefined
   readonly localPort: number | undefined
+  /**
+   * A Unix domain socket (a server listening on a path, as behind nginx's `proxy_pass
+   * http://unix:/run/app.sock`): the peer, a process on this machine, has no address.
+   */
+  readonly unixSocket?: boolean
 }
 
 /** A copy of `peer` with another `encrypted` (read field by field: a peer may use getters). */
 export function withEncryption(peer: Peer, encrypted: boolean): Peer {
-  const { remoteAddress, remotePort, localAddress, localPort } = peer
-  return { remoteAddress, remotePort, encrypted, localAddress, localPort }
+  const { remoteAddress, remotePort, localAddress, localPort, unixSocket } = peer
+  return { remoteAddress, remotePort, encrypted, localAddress, localPort, unixSocket }
 }
 
 export interface Authority {
@@ -37,11 +42,21 @@ export interface Authority {
 const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)\.?(?::(\d{0,5}))?$/
 const SCHEMES = new Set(['http', 'https'])
 
-/** Whether the socket peer is a proxy whose X-Forwarded-* headers we believe. */
+/**
+ * Whether the socket peer is a proxy whose X-Forwarded-* headers we believe. A Unix domain socket
+ * peer, which has no address, is a process on this machine: trusted as loopback is (when the
+ * trust takes 127.0.0.1). Untrusted, a proxy in front of the socket gave every client the address
+ * '' (one throttle budget for all) and its X-Forwarded-Proto was ignored (in production, every
+ * request redirected to https again).
+ */
 export function isTrustedPeer(peer: Peer, trust: TrustFunction): boolean {
   const address = peer.remoteAddress // a getter on Node peers: read it once
-  return address !== undefined && address !== '' && trust(address, 0)
+  if (address !== undefined && address !== '') return trust(address, 0)
+  return peer.unixSocket === true && trust(UNIX_SOCKET_PEER, 0)
 }
+
+/** The address a Unix domain socket peer is trusted as: loopback. */
+export const UNIX_SOCKET_PEER = '127.0.0.1'
 
 /**
  * The last value of a forwarded header. A proxy that appends puts its own value last; anything
