@@ -5,6 +5,7 @@
  */
 import type { Redis } from 'ioredis'
 import { within } from '../shared/within.js'
+import { CLOCK_TOLERANCE } from './jwt.js'
 
 /**
  * @example
@@ -211,7 +212,11 @@ export class RedisRevocationList implements RevocationList {
     const seconds = Math.ceil(expiresAt - this.#now() / 1000)
     if (seconds <= 0) return true
     const key = this.#prefix + keyOf(jti)
-    return (await this.#bounded(() => this.#redis.set(key, '1', 'EX', seconds, 'NX'))) === 'OK'
+    // Redis expires the key by its own clock, each host checks exp by its own: a host whose clock
+    // ran behind Redis's took the token for live and no longer revoked once the key was gone.
+    // Kept the tokens' clock tolerance longer, as much skew as a host may have.
+    const ttl = seconds + CLOCK_TOLERANCE
+    return (await this.#bounded(() => this.#redis.set(key, '1', 'EX', ttl, 'NX'))) === 'OK'
   }
 
   async isRevoked(jti: string): Promise<boolean> {

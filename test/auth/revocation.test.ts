@@ -63,15 +63,16 @@ for (const { name, available, make } of lists) {
 }
 
 describe.runIf(redisUp)('Redis specifics', () => {
-  it('sets the key with a TTL that ends at exp, shared across connections', async () => {
+  // 30 s past exp: Redis's clock decides when the key goes, each host's when the token expires.
+  it('sets the key with a TTL that ends 30 s after exp, shared across connections', async () => {
     const redis = new Redis(REDIS_URL)
     const a = new RedisRevocationList(redis, { prefix })
     const b = await connectRedisRevocations(REDIS_URL, { prefix })
     const id = jti()
     await a.revoke(id, nowSeconds() + 120)
     const ttl = await redis.ttl(prefix + id)
-    expect(ttl).toBeGreaterThan(110)
-    expect(ttl).toBeLessThanOrEqual(120)
+    expect(ttl).toBeGreaterThan(140)
+    expect(ttl).toBeLessThanOrEqual(150)
     expect(await b.isRevoked(id)).toBe(true)
     await redis.del(prefix + id)
     await a.close()
