@@ -38,15 +38,16 @@ export async function planFile(request: FwRequest, validators: FileValidators): 
   if (method !== 'GET' && method !== 'HEAD') return WHOLE
   if (preconditionFails(request, validators)) return { status: 412 }
   const fresh = await (freshModule ??= loadFresh())
-  // Handed on as GMT, the form `fresh` reads right in any time zone; a date later than now is
-  // invalid (RFC 7232 §3.3) and ignored: taken, it kept every later version of a file a 304.
+  // Handed on in ISO form, with its zone (`fresh` reads it right in any time zone, and a year
+  // below 100 as itself: Date.parse read `0094` in toUTCString's form as 1994); a date later than
+  // now is invalid (RFC 7232 §3.3) and ignored: taken, it kept every later version a 304.
   const modifiedSince = httpDate(request.getHeaderLine('if-modified-since'))
   const conditional = {
     'if-none-match': request.getHeaderLine('if-none-match') || undefined,
     'if-modified-since':
       Number.isNaN(modifiedSince) || modifiedSince > Date.now()
         ? undefined
-        : new Date(modifiedSince).toUTCString(),
+        : new Date(modifiedSince).toISOString(),
     'cache-control': request.getHeaderLine('cache-control') || undefined,
   }
   const current = { etag: validators.etag, 'last-modified': validators.lastModified }
@@ -131,7 +132,8 @@ function httpDate(value: string): number {
     year += now - (now % 100)
     if (year > now + 50) year -= 100
   }
-  const time = Date.UTC(year, month, day, hour, minute)
+  // setUTCFullYear, not Date.UTC: that reads a year 0 to 99 as 1900 + year (`0094` as 1994).
+  const time = new Date(0).setUTCFullYear(year, month, day) + (hour * 60 + minute) * 60_000
   // A day past its month's end rolls into the next month; a leap second is the next minute's start.
   if (
     at % 3 !== 0 ||

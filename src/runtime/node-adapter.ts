@@ -124,11 +124,12 @@ function removeUploadsAfter(request: FwRequest, res: ServerResponse, kernel: Ker
 }
 
 /**
- * Wires a node:http (or node:https, or node:http2 through its compatibility API) server to the kernel: requests, and "Expect: 100-continue"
- * ones (the 100 only once the body is read), through `createListener`; requests Node refuses or
- * would answer itself, each with a JSON error like fw's others, then the connection closes:
- * unparseable ones (`answerClientError`), an HTTP/1.1 request without Host (400; Node's own check
- * is turned off for it), any other expectation (417) and CONNECT (501). `fw serve` uses it.
+ * Wires a node:http (or node:https, or node:http2 through its compatibility API) server to the
+ * kernel: requests, and "Expect: 100-continue" ones (the 100 only once the body is read), through
+ * `createListener`; requests Node refuses or would answer itself, each with a JSON error like fw's
+ * others, then the connection closes (over HTTP/2, the stream): unparseable ones
+ * (`answerClientError`), an HTTP/1.1 request without Host (400; Node's own check is turned off for
+ * it), any other expectation (417) and CONNECT (501). `fw serve` uses it.
  * @example
  * const server = attachKernel(http.createServer(), () => kernel)
  * server.listen(3000)

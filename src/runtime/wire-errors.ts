@@ -180,7 +180,11 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
  * For the server's 'connect' event: fw is no proxy, so CONNECT is a method it does not implement
  * (501, RFC 9110 §9.1), answered in turn like a parse failure.
  */
-export function answerConnect(_req: IncomingMessage, socket: Duplex): void {
+export function answerConnect(req: IncomingMessage, target: Duplex | ServerResponse): void {
+  // node:http2 emits 'connect' with the stream's response, not a socket: the bytes of an
+  // HTTP/1.1 answer written there were the body of an implicit 200.
+  if (req.httpVersionMajor === 2) return refuse(target as ServerResponse, NOT_IMPLEMENTED)
+  const socket = target as Duplex
   // Node has taken its own listeners off the socket: a reset must not crash the process.
   socket.on('error', () => socket.destroy())
   answerInTurn(socket, NOT_IMPLEMENTED)
