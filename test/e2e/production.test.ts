@@ -24,7 +24,7 @@ register('./hooks.mjs', import.meta.url)
 describe('fw init, fw route:cache build, node server.mjs', () => {
   let dir: string
   let url: string
-  let stop: () => void
+  let stop: () => Promise<void>
 
   beforeAll(async () => {
     assertBuilt()
@@ -42,7 +42,13 @@ describe('fw init, fw route:cache build, node server.mjs', () => {
       cwd: dirname(dir),
       env: { ...process.env, PORT: '0', FW_LOADS: join(dir, 'loads.txt'), LOG_LEVEL: 'silent' },
     })
-    stop = () => child.kill('SIGTERM')
+    // Waited for: the server writes into the app's folder as it stops (the hook records the
+    // modules it loads to close its connections), and the folder is removed next.
+    const exited = new Promise<void>((done) => child.once('exit', () => done()))
+    stop = async () => {
+      child.kill('SIGTERM')
+      await exited
+    }
     url = await new Promise((resolve, reject) => {
       let text = ''
       const timer = setTimeout(() => reject(new Error(`server did not start: ${text}`)), 20_000)
@@ -59,8 +65,8 @@ describe('fw init, fw route:cache build, node server.mjs', () => {
     })
   })
 
-  afterAll(() => {
-    stop?.()
+  afterAll(async () => {
+    await stop?.()
     cleanupProjects()
   })
 
