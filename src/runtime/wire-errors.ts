@@ -1,6 +1,7 @@
 /**
- * Requests fw refuses at the wire, before the kernel sees them, each answered with a JSON error
- * like fw's others and then the connection closed: what Node's parser refuses ('clientError'),
+ * Requests fw refuses at the wire, before the kernel sees them, each answered with an error like
+ * fw's others (negotiated from Accept, with the request id, once Node parsed the headers) and
+ * then the connection closed: what Node's parser refuses ('clientError'),
  * what it accepts although fw cannot serve it (a header list it cut short, an HTTP/1.1 request
  * without Host, a Transfer-Encoding it cannot frame the body by), CONNECT, and an unknown
  * expectation.
@@ -9,7 +10,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { ERROR_HEADERS } from './error-boundary.js'
+import { ERROR_HEADERS, renderError } from './error-boundary.js'
+import { HttpError } from './http-error.js'
+import { silentLogger } from './logger.js'
+import { SAFE_ID } from './middleware/request-id.js'
 import { isName } from './request/headers.js'
 
 /** A status and the message of its JSON error body. */
@@ -93,19 +97,52 @@ function headerEntryLimit(req: IncomingMessage): number {
 }
 
 /**
- * Answers a refused request with its JSON error and closes the connection: what follows the
- * head (a body Node may have cut loose from its headers, or cannot frame) is not read as a request.
+ * Answers a refused request with its error and closes the connection: what follows the head (a
+ * body Node may have cut loose from its headers, or cannot frame) is not read as a request. Its
+ * headers were parsed, so the body is negotiated from Accept and carries a well-formed
+ * X-Request-Id, as the error boundary's answers do (`refusalAnswer`).
  */
-export function refuse(res: ServerResponse, [status, message]: Refusal): void {
-  const body = JSON.stringify({ error: message, code: status })
+export function refuse(res: ServerResponse, refusal: Refusal): void {
+  const { headers, body } = refusalAnswer(refusal, res.req)
   // HTTP/2 (node:http2's compatibility API) ends the stream only: the connection carries other
   // requests, and has no Connection field (Node drops it, with a warning).
-  if (res.req.httpVersionMajor === 2)
-    return void res.writeHead(status, jsonErrorHeaders(body)).end(body)
+  if (res.req.httpVersionMajor === 2) return void res.writeHead(refusal[0], headers).end(body)
   // The request's: res.socket is null while a pipelined response before this one is being sent.
   lingerOnClose(res.req.socket)
-  res.writeHead(status, { ...jsonErrorHeaders(body), connection: 'close' })
+  res.writeHead(refusal[0], { ...headers, connection: 'close' })
   res.end(body)
+}
+
+/**
+ * The headers and body of a refusal. Without a parsed request (Node's parser gave up), the JSON
+ * `{error, code}`; with one, the error boundary's rendering: the format its Accept asks for
+ * (JSON, problem+json or text/plain), its well-formed X-Request-Id echoed and in the body.
+ * @example
+ * refusalAnswer(EXPECTATION_FAILED, req) // { headers: {...}, body: '{"error":...,"code":417}' }
+ */
+export function refusalAnswer(
+  [status, message]: Refusal,
+  req?: IncomingMessage,
+): { headers: Record<string, string>; body: string } {
+  if (req === undefined) {
+    const body = JSON.stringify({ error: message, code: status })
+    return { headers: jsonErrorHeaders(body), body }
+  }
+  const incoming = req.headers['x-request-id']
+  const requestId = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : undefined
+  const rendered = renderError(new HttpError(status, { message, expose: true }), {
+    accept: req.headers.accept ?? '',
+    // problem+json's `instance`: the target without its query (a URI reference in any form).
+    path: (req.url ?? '/').split('?', 1)[0]!,
+    requestId,
+    debug: false,
+    log: silentLogger,
+  })
+  const body = rendered.body as string
+  const headers = { ...(rendered.headers as Record<string, string>) }
+  headers['content-length'] = `${Buffer.byteLength(body)}`
+  if (requestId !== undefined) headers['x-request-id'] = requestId
+  return { headers, body }
 }
 
 // How long a connection closed with request bytes unread is still read from (Apache lingers 2 s).
@@ -187,7 +224,7 @@ export function answerConnect(req: IncomingMessage, target: Duplex | ServerRespo
   const socket = target as Duplex
   // Node has taken its own listeners off the socket: a reset must not crash the process.
   socket.on('error', () => socket.destroy())
-  answerInTurn(socket, NOT_IMPLEMENTED)
+  answerInTurn(socket, NOT_IMPLEMENTED, req)
 }
 
 /**
@@ -195,10 +232,10 @@ export function answerConnect(req: IncomingMessage, target: Duplex | ServerRespo
  * flight whose request has not ended is the failing request's own: it gets `answer` unless it
  * has started. When the connection closes first, there is nothing to answer.
  */
-function answerInTurn(socket: HttpSocket, answer: Refusal): void {
+function answerInTurn(socket: HttpSocket, answer: Refusal, req?: IncomingMessage): void {
   const inFlight = socket._httpMessage
   if (inFlight == null || !inFlight.req.complete) {
-    if (socket.writable && inFlight?.headersSent !== true) socket.write(rawAnswer(answer))
+    if (socket.writable && inFlight?.headersSent !== true) socket.write(rawAnswer(answer, req))
     socket.destroy()
     return
   }
@@ -207,17 +244,22 @@ function answerInTurn(socket: HttpSocket, answer: Refusal): void {
     inFlight.off('finish', next)
     socket.off('close', next)
     if (socket.destroyed) return
-    answerInTurn(socket, answer)
+    answerInTurn(socket, answer, req)
   }
   inFlight.once('finish', next)
   socket.once('close', next)
 }
 
-/** A refusal as the bytes of a whole response, for a socket Node's parser has given up on. */
-function rawAnswer([status, reason]: Refusal): string {
-  const body = JSON.stringify({ error: reason, code: status })
+/**
+ * A refusal as the bytes of a whole response, for a socket Node's parser has given up on (no
+ * `req`), or one taken from Node (CONNECT, whose head was parsed: negotiated as `refuse` does).
+ */
+function rawAnswer(refusal: Refusal, req?: IncomingMessage): string {
+  const [status, reason] = refusal
+  const answer = refusalAnswer(refusal, req)
   // Date as Node adds it to its own responses: RFC 9110 §6.6.1 wants it on every 4xx.
-  const headers = { ...jsonErrorHeaders(body), connection: 'close', date: new Date().toUTCString() }
+  const headers = { ...answer.headers, connection: 'close', date: new Date().toUTCString() }
+  const body = answer.body
   let head = `HTTP/1.1 ${status} ${reason}\r\n`
   for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`
   return `${head}\r\n${body}`
