@@ -90,7 +90,7 @@ export function answerFailure(
   kernel.log.error({ err: error, request_id: requestId }, message)
   try {
     if (res.headersSent || isDestroyed(res)) {
-      res.destroy()
+      cutShort(res)
       return
     }
     const body = JSON.stringify({ error: FAILURE_REASON, code: 500, request_id: requestId })
@@ -108,6 +108,28 @@ export function answerFailure(
     kernel.log.error({ err: failure }, 'The 500 answer could not be written either')
     res.destroy()
   }
+}
+
+/**
+ * Ends the connection of a response sent in part, so that its client sees the body is incomplete.
+ * A body without chunked encoding (the answer to an HTTP/1.0 request, as nginx proxies by
+ * default) may end with the connection: closed as usual, a body cut short looked complete, and a
+ * proxy passed it on (and cached it) as such. The connection is reset instead. A chunked body
+ * without its last chunk is told by a plain close.
+ */
+function cutShort(res: ServerResponse): void {
+  const socket = res.socket
+  if (
+    socket !== null &&
+    !socket.destroyed &&
+    res.req.httpVersionMajor === 1 &&
+    !res.chunkedEncoding
+  )
+    try {
+      // TCP only: a TLS socket throws (ERR_INVALID_HANDLE_TYPE), and gets the plain close.
+      socket.resetAndDestroy()
+    } catch {}
+  res.destroy()
 }
 
 /** Headers as writeHead takes them: an object, or a flat (name, value, ...) list. */
@@ -278,17 +300,19 @@ function sendStream(
     const error = new Error('The streamed body was already read to its end: a stream is sent once')
     return streamFailure(res, body, response, request, kernel, rescuing)(error)
   }
-  // Chunks of an object-mode stream (Readable.from, an async generator) may be what a socket
-  // cannot take: res.write would throw inside pipe's 'data' listener, where nothing catches it
-  // (the process would crash). Checked, such a chunk fails the stream like any other error.
-  if (body.readableObjectMode) body = bytesOnly(body)
   setStreamHead(res, response.status, headers)
-  // HEAD sends the headers only: reading a whole file to discard it would be wasted work.
+  // HEAD sends the headers only: reading a whole file to discard it would be wasted work. Before
+  // bytesOnly, whose pipeline starts reading at once: a generator ran its first step (a database
+  // query) for a HEAD, to be thrown away.
   if (res.req.method === 'HEAD') {
     body.destroy()
     res.end()
     return
   }
+  // Chunks of an object-mode stream (Readable.from, an async generator) may be what a socket
+  // cannot take: res.write would throw inside pipe's 'data' listener, where nothing catches it
+  // (the process would crash). Checked, such a chunk fails the stream like any other error.
+  if (body.readableObjectMode) body = bytesOnly(body)
   closeWhenStalled(res, response, kernel)
   const declared = response.header('content-length')
   if (declared !== undefined && hasContent(response.status))
@@ -329,7 +353,7 @@ function streamFailure(
         { err: error, ...whose(response, request) },
         'Streaming the response body failed',
       )
-      res.destroy()
+      cutShort(res)
       return
     }
     body.unpipe(res)
