@@ -17,12 +17,16 @@ import { bootKernel, cleanupTempDirs, serve, type Served } from './kernel/suppor
 let server: Served
 /** The file's date: 1 February 2026, 12:00:00 GMT. */
 const MTIME = new Date(Date.UTC(2026, 1, 1, 12, 0, 0))
+/** old.txt's: 1 January 1950, before 1994 and after the year 94. */
+const OLD_MTIME = new Date(Date.UTC(1950, 0, 1))
 
 beforeAll(async () => {
   const dir = tempDir('fw-audit27-')
   mkdirSync(join(dir, 'public'))
   writeFileSync(join(dir, 'public', 'a.txt'), 'version one\n')
   utimesSync(join(dir, 'public', 'a.txt'), MTIME, MTIME)
+  writeFileSync(join(dir, 'public', 'old.txt'), 'old\n')
+  utimesSync(join(dir, 'public', 'old.txt'), OLD_MTIME, OLD_MTIME)
   const publicDir = join(dir, 'public')
   server = await serve(
     await bootKernel((r) => {
@@ -38,8 +42,8 @@ afterAll(async () => {
   cleanupTempDirs()
 })
 
-const get = async (headers: Record<string, string>) =>
-  (await server.send('GET', '/files/a.txt', { headers })).status
+const get = async (headers: Record<string, string>, file = 'a.txt') =>
+  (await server.send('GET', `/files/${file}`, { headers })).status
 
 describe('HTTP-dates of conditional requests', () => {
   it('reads the three HTTP-date forms, valid ones, as GMT', async () => {
@@ -76,5 +80,24 @@ describe('HTTP-dates of conditional requests', () => {
     expect(await get({ 'if-unmodified-since': 'Sun, 01 Feb 2026 12:00:00 GMT' })).toBe(200)
     // No second 61: Date.parse read it as 11:59:00, before the file, and answered 412.
     expect(await get({ 'if-unmodified-since': 'Sun, 01 Feb 2026 11:59:61 GMT' })).toBe(200)
+  })
+})
+
+// Date.UTC reads a year 0 to 99 as 1900 + year: `Sat, 01 Jan 0094` was taken for 1 January 1994,
+// and a file dated between the two answered 304 to an If-Modified-Since it was modified after.
+describe('an HTTP-date of a year below 100', () => {
+  it('is that year, not 1900 + year (IMF-fixdate and asctime)', async () => {
+    // The file was modified after the year 94: a 200, not a 304.
+    expect(await get({ 'if-modified-since': 'Sat, 01 Jan 0094 00:00:00 GMT' }, 'old.txt')).toBe(200)
+    expect(await get({ 'if-modified-since': 'Sat Jan  1 00:00:00 0094' }, 'old.txt')).toBe(200)
+    // Against a date in 1994 the file is unmodified: the 304 still comes.
+    expect(await get({ 'if-modified-since': 'Sat, 01 Jan 1994 00:00:00 GMT' }, 'old.txt')).toBe(304)
+  })
+
+  it('knows the year 0 was a leap year, as 1900 was not', async () => {
+    // 29 February 0000 exists (proleptic Gregorian): a date, and the file is newer.
+    const leapDay = 'Tue, 29 Feb 0000 00:00:00 GMT'
+    expect(await get({ 'if-modified-since': leapDay }, 'old.txt')).toBe(200)
+    expect(await get({ 'if-unmodified-since': leapDay }, 'old.txt')).toBe(412)
   })
 })

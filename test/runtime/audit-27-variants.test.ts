@@ -19,11 +19,12 @@ import http2 from 'node:http2'
 import { readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { Readable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Kernel } from '../../src/runtime/kernel.js'
 import { attachKernel } from '../../src/runtime/node-adapter.js'
 import type { FwRequest } from '../../src/runtime/request/request.js'
-import { create, json } from '../../src/runtime/response.js'
+import { create, json, stream } from '../../src/runtime/response.js'
 import { tempDir } from '../support/compile.js'
 import { bootKernel, captureLogger, cleanupTempDirs, type Register } from './kernel/support.js'
 
@@ -296,5 +297,57 @@ describe('a Unix domain socket behind a local reverse proxy (default TRUSTED_PRO
       'x-forwarded-proto': 'http',
     })
     expect([plain.status, plain.headers.location]).toEqual([301, 'https://app.example.org/where'])
+  })
+})
+
+// CONNECT, HEAD and header lists over HTTP/2 (found reviewing the HTTP/2 support).
+const moreRoutes: Register = (r) => {
+  r.get('/where', (req: FwRequest) => json({ host: req.getHost() }))
+  r.get('/cookies', () => create('two', 200, { 'set-cookie': ['a=1', 'b=2'] }))
+  r.get('/stream', () => stream(Readable.from(['a', 'b']), 200, { 'content-type': 'text/plain' }))
+  r.get('/stream-len', () => stream(Readable.from(['ab']), 200, { 'content-length': '2' }))
+  r.get('/crash', () => {
+    throw new Error('boom')
+  })
+}
+
+describe('node:http2 through attachKernel: CONNECT, HEAD, header lists', () => {
+  it('answers CONNECT with the 501 JSON error, not a 200 carrying an HTTP/1.1 response', async () => {
+    const at = await serveH2(await bootKernel(moreRoutes), false)
+    const answer = await h2(at, { ':method': 'CONNECT', ':authority': 'example.com:443' })
+    expect(answer.status).toBe(501)
+    expect(JSON.parse(answer.text)).toEqual({ error: 'Not Implemented', code: 501 })
+    expect(answer.headers['cache-control']).toBe('no-store')
+  })
+
+  it('still serves the connection after a CONNECT on one of its streams', async () => {
+    const at = await serveH2(await bootKernel(moreRoutes), false)
+    const client = http2.connect(at)
+    const connect = client.request({ ':method': 'CONNECT', ':authority': 'example.com:443' })
+    const status = await new Promise((resolve) =>
+      connect.on('response', (h) => resolve(h[':status'])),
+    )
+    connect.resume()
+    const req = client.request({ ':path': '/where', ':authority': 'a.example' })
+    let text = ''
+    req.setEncoding('utf8')
+    req.on('data', (chunk: string) => (text += chunk))
+    await new Promise((resolve) => req.on('end', resolve))
+    client.close()
+    expect([status, text]).toEqual([501, '{"host":"a.example"}'])
+  })
+
+  it('answers HEAD without a body (buffered, streamed and the 500)', async () => {
+    const at = await serveH2(await bootKernel(moreRoutes), false)
+    for (const path of ['/where', '/stream', '/stream-len', '/crash']) {
+      const answer = await h2(at, { ':method': 'HEAD', ':path': path })
+      expect(answer.text).toBe('')
+    }
+  })
+
+  it('sends every value of a header given as a list (Set-Cookie)', async () => {
+    const at = await serveH2(await bootKernel(moreRoutes), false)
+    const answer = await h2(at, { ':path': '/cookies' })
+    expect(answer.headers['set-cookie']).toEqual(['a=1', 'b=2'])
   })
 })
