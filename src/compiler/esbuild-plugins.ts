@@ -52,13 +52,20 @@ export const fileScope: Plugin = {
   setup(build) {
     build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, async ({ path }) => {
       // One it cannot read is left to esbuild, whose error says so (FW_ROUTES_READ).
-      const source = await readFile(path, 'utf8').catch(() => null)
-      if (source === null) return undefined
+      const read = await readFile(path, 'utf8').catch(() => null)
+      if (read === null) return undefined
+      // Without its byte order mark, which editors do not show: it counted as a column on line 1.
+      const source = withoutByteOrderMark(read)
       // Read once here: the source goes back to esbuild as it is when nothing is added.
       const { at, text } = scopeDeclaration(path, source)
       return { contents: source.slice(0, at) + text + source.slice(at), loader: loaderOf(path) }
     })
   },
+}
+
+/** `source` without a leading UTF-8 byte order mark. */
+export function withoutByteOrderMark(source: string): string {
+  return source.charCodeAt(0) === 0xfeff ? source.slice(1) : source
 }
 
 /**

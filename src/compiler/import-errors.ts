@@ -11,15 +11,23 @@ import { displayPath } from '../define/location.js'
 import { FwError } from '../shared/errors.js'
 import { escapeRegExp } from '../shared/pattern.js'
 import { thrownMessage } from '../shared/thrown.js'
-import { scopeDeclaration } from './esbuild-plugins.js'
+import { scopeDeclaration, withoutByteOrderMark } from './esbuild-plugins.js'
 
 // This package's own folder (dist/compiler/ → the root).
 const FW_ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/[\\/]$/, '')
 
-/** A compile error's column as the user's file has it (fileScope may have added to its line). */
-function userColumn(path: string, line: number, column: number): number {
+/**
+ * A compile error's 0-based column as the user's file has it: esbuild counts UTF-8 bytes of the
+ * line as fileScope handed it over (`lineText`), editors count characters (UTF-16 units, as V8's
+ * stack positions do), and fileScope may have added to the line.
+ */
+function userColumn(path: string, line: number, byteColumn: number, lineText?: string): number {
+  const column =
+    typeof lineText === 'string'
+      ? Buffer.from(lineText).subarray(0, byteColumn).toString('utf8').length
+      : byteColumn
   try {
-    const source = readFileSync(path, 'utf8')
+    const source = withoutByteOrderMark(readFileSync(path, 'utf8'))
     const { at, text } = scopeDeclaration(path, source)
     const onLine = source.slice(0, at).split('\n').length
     return line === onLine && column >= text.length ? column - text.length : column
@@ -40,7 +48,7 @@ export function compileError(error: unknown, file: string): FwError {
     ? {
         file: displayPath(source),
         line: where.line,
-        column: userColumn(source, where.line, where.column) + 1,
+        column: userColumn(source, where.line, where.column, where.lineText) + 1,
       }
     : undefined
   const unreadable = first ? /^Cannot read file "(.+)": (.+)$/.exec(first.text) : null

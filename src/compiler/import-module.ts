@@ -10,8 +10,15 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { pathToFileURL } from 'node:url'
 import { build, stop } from 'esbuild'
 import { sha256 } from './build.js'
-import { FILE_SCOPE, fileScope, packagesExternal } from './esbuild-plugins.js'
+import {
+  FILE_SCOPE,
+  fileScope,
+  packagesExternal,
+  scopeDeclaration,
+  withoutByteOrderMark,
+} from './esbuild-plugins.js'
 import { compileError, missingPackage } from './import-errors.js'
+import { shiftSourceMap, type Insertion } from './source-map-shift.js'
 import { tempFolders, untrack, writeTemporary } from './temp-bundle.js'
 
 // Where load-errors.test.ts has always imported it from.
@@ -94,18 +101,41 @@ async function bundle(
       }),
     )
     const inputs: Record<string, string> = {}
+    const insertions = new Map<string, Insertion>()
     for (const input of Object.keys(result.metafile.inputs)) {
       const path = resolve(dirname(file), input)
-      if (existsSync(path)) inputs[path] = sha256(readFileSync(path))
+      if (!existsSync(path)) continue
+      const bytes = readFileSync(path)
+      inputs[path] = sha256(bytes)
+      const source = withoutByteOrderMark(bytes.toString('utf8'))
+      const { at, text } = scopeDeclaration(path, source)
+      if (text !== '') insertions.set(path, { line: lineOf(source, at), length: text.length })
     }
     // The imports left to Node at run time (packages and built-ins).
     const packages = Object.values(result.metafile.outputs).flatMap((output) =>
       output.imports.filter((i) => i.external).map((i) => i.path),
     )
-    return { inputs, code: result.outputFiles[0]!.text, packages }
+    return { inputs, code: mapShifted(result.outputFiles[0]!.text, insertions), packages }
   } catch (error) {
     throw compileError(error, file)
   }
+}
+
+/** The 0-based line of offset `at` in `source`. */
+function lineOf(source: string, at: number): number {
+  return source.slice(0, at).split('\n').length - 1
+}
+
+/** `code` with its inline source map no longer counting what fileScope added to its sources. */
+function mapShifted(code: string, insertions: ReadonlyMap<string, Insertion>): string {
+  const found = INLINE_MAP.exec(code)
+  if (found === null || insertions.size === 0) return code
+  const map = JSON.parse(Buffer.from(found[1]!, 'base64').toString('utf8')) as Parameters<
+    typeof shiftSourceMap
+  >[0]
+  shiftSourceMap(map, insertions)
+  const inline = Buffer.from(JSON.stringify(map)).toString('base64')
+  return `${code.slice(0, found.index)}\n//# sourceMappingURL=data:application/json;base64,${inline}\n`
 }
 
 const INLINE_MAP = /\n\/\/# sourceMappingURL=data:application\/json;base64,([A-Za-z0-9+/=]+)\n?$/

@@ -3,7 +3,7 @@
  * export against a registrar that records where each route was registered.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs'
-import { dirname, extname, relative, resolve } from 'node:path'
+import { basename, dirname, extname, join, relative, resolve } from 'node:path'
 import { assertSynchronous, Registrar } from '../define/registrar.js'
 import { displayPath } from '../define/location.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
@@ -53,8 +53,12 @@ export async function loadRoutesFile(routesFile: string): Promise<LoadedRoutes> 
 /** A routes file that is missing, a folder, a pipe or a device is a user error, before any read. */
 function assertRoutesFile(file: string): void {
   if (!existsSync(file)) {
+    const above = sameNameAbove(file)
     throw new FwError('FW_ROUTES_NOT_FOUND', `Routes file ${displayPath(file)} does not exist`, {
-      hint: 'Pass --routes FILE, or create routes.ts (fw init scaffolds one).',
+      hint:
+        above === undefined
+          ? 'Pass --routes FILE, or create routes.ts (fw init scaffolds one).'
+          : `There is ${displayPath(above)}: run fw from ${displayPath(dirname(above))}, the project folder, or pass --routes ${displayPath(above)}.`,
     })
   }
   const stats = statSync(file)
@@ -72,6 +76,26 @@ function assertRoutesFile(file: string): void {
     throw new FwError('FW_ROUTES_NOT_FOUND', `${displayPath(file)} is not a regular file`, {
       hint: 'Pass --routes FILE with a routes file, e.g. --routes routes.ts.',
     })
+  }
+}
+
+/**
+ * The nearest file of the same name in a folder above `file`'s: fw run from a subfolder of the
+ * project, where suggesting to create (or `fw init`) a routes file would start a second project.
+ */
+function sameNameAbove(file: string): string | undefined {
+  for (let dir = dirname(dirname(file)); ; dir = dirname(dir)) {
+    const candidate = join(dir, basename(file))
+    if (isRegularFile(candidate)) return candidate
+    if (dirname(dir) === dir) return undefined
+  }
+}
+
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile()
+  } catch {
+    return false
   }
 }
 
