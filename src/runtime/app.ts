@@ -1,10 +1,12 @@
 /**
  * URL helpers for handlers, bound to the kernel that booted last in this process (Laravel-style
- * helpers: import them anywhere instead of threading the kernel through).
+ * helpers: import them anywhere instead of threading the kernel through); during a request of a
+ * kernel with the request scope on, to that kernel.
  */
 import type { PayloadMode } from './signed-url.js'
 import type { Kernel } from './kernel.js'
 import type { UrlParams, UrlQuery } from './types.js'
+import { kernelScope } from './kernel-scope.js'
 
 let current: Kernel | null = null
 
@@ -13,6 +15,9 @@ export function setCurrentKernel(kernel: Kernel): void {
 }
 
 function kernel(): Kernel {
+  // Only a kernel with requestScopeEnabled sets it: without the scope, no AsyncLocalStorage runs.
+  const handling = kernelScope.getStore()
+  if (handling !== undefined) return handling
   if (current === null) throw new Error('No fw kernel has booted in this process yet')
   return current
 }

@@ -35,7 +35,21 @@ export interface RescueSettings {
  * @example
  * const response = await rescueError(new Error('boom'), request, settings) // 500
  */
-export async function rescueError(
+export function rescueError(
+  thrown: unknown,
+  request: FwRequest,
+  settings: RescueSettings,
+): Promise<FwResponse> {
+  // With the request scope on, all of it runs in the failed request's scope: the lines it logs
+  // too, not only the custom renderer. A logger that reads currentRequest() (its request id, an
+  // attribute a middleware set) got the request as it arrived, outside every layer, for an error
+  // any layer or handler raised.
+  return settings.scoped
+    ? requestScope.run(request, rescueInScope, thrown, request, settings)
+    : rescueInScope(thrown, request, settings)
+}
+
+async function rescueInScope(
   thrown: unknown,
   request: FwRequest,
   settings: RescueSettings,
@@ -59,9 +73,7 @@ export async function rescueError(
   try {
     // With the request scope on, the renderer's currentRequest() is the request that failed
     // (with its request id): outside any layer (a routing miss) it was the request as it came.
-    const answer = settings.scoped
-      ? requestScope.run(request, renderer, error, context)
-      : renderer(error, context)
+    const answer = renderer(error, context)
     const rendered: unknown = await settleWithin(answer, settings.timeoutMs)
     // A view answer (an error page template) is rendered as a handler's is; one that fails to
     // render falls back to the default rendering, as any failure of the renderer does.

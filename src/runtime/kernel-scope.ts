@@ -3,12 +3,21 @@
  * (middleware or handler) received it, kept in AsyncLocalStorage.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
+import type { Kernel } from './kernel.js'
 import type { FwRequest } from './request/request.js'
 import type { Middleware } from './types.js'
 
 // Each layer runs in a scope of its own, so after `await next(request)` a middleware sees its own
 // request again.
 export const requestScope = new AsyncLocalStorage<FwRequest>()
+
+/**
+ * The kernel handling the current request, with the request scope on: the URL helpers (urlFor,
+ * signedUrlFor…) use it rather than the kernel that booted last, so that two kernels in one
+ * process (or a request still running on the kernel a `fw serve --watch` reload replaced) each
+ * link to and sign for their own routes, with their own keys.
+ */
+export const kernelScope = new AsyncLocalStorage<Kernel>()
 
 /**
  * The request being handled, as the current middleware or handler received it, when

@@ -51,7 +51,7 @@ import {
 import { handlerStep, type HandlerSettings } from './kernel-handler.js'
 import { checkBuiltinParams, resolveMiddleware, warnUnbound } from './kernel-middleware.js'
 import { rescueError, type RescueSettings } from './kernel-rescue.js'
-import { inScope, requestInScope, requestScope } from './kernel-scope.js'
+import { inScope, kernelScope, requestInScope, requestScope } from './kernel-scope.js'
 import { appEnvWarning, envOf } from '../shared/app-env.js'
 
 export type { ServiceProviderClass } from './kernel-providers.js'
@@ -213,8 +213,18 @@ export class Kernel implements KernelServices {
     finish: Finish<C, T>,
     failed: Failed<C, T>,
   ): T | Promise<T> {
-    if (!this.#options.requestScopeEnabled) return this.#entry(request, context, finish, failed)
-    return requestScope.run(request, this.#entry<C, T>, request, context, finish, failed)
+    if (!this.#options.requestScopeEnabled) {
+      // Handled inside a request of a kernel with the scope on (an in-process sub-request): its
+      // code saw that other request as currentRequest(), and the URL helpers that kernel.
+      if (kernelScope.getStore() === undefined && requestScope.getStore() === undefined)
+        return this.#entry(request, context, finish, failed)
+      return kernelScope.exit(() =>
+        requestScope.exit(this.#entry<C, T>, request, context, finish, failed),
+      )
+    }
+    return kernelScope.run(this, () =>
+      requestScope.run(request, this.#entry<C, T>, request, context, finish, failed),
+    )
   }
 
   /**
@@ -223,7 +233,8 @@ export class Kernel implements KernelServices {
    * Never rejects; the error is logged as the boundary logs any other.
    */
   answerError(error: unknown, request: FwRequest): Promise<FwResponse> {
-    return this.#rescue(error, request)
+    if (!this.#options.requestScopeEnabled) return this.#rescue(error, request)
+    return kernelScope.run(this, () => this.#rescue(error, request))
   }
 
   /** The middleware refs bound to container `tags`, in order. */
