@@ -20,6 +20,12 @@ export const requestScope = new AsyncLocalStorage<FwRequest>()
 export const kernelScope = new AsyncLocalStorage<Kernel>()
 
 /**
+ * Whether a kernel with the request scope on has booted in this process: until then no request
+ * can be inside a scope, and a kernel without it asks nothing of AsyncLocalStorage per request.
+ */
+export const scopes = { inUse: false }
+
+/**
  * The request being handled, as the current middleware or handler received it, when
  * requestScopeEnabled is on; undefined outside a request.
  * @example

@@ -51,7 +51,7 @@ import {
 import { handlerStep, type HandlerSettings } from './kernel-handler.js'
 import { checkBuiltinParams, resolveMiddleware, warnUnbound } from './kernel-middleware.js'
 import { rescueError, type RescueSettings } from './kernel-rescue.js'
-import { inScope, kernelScope, requestInScope, requestScope } from './kernel-scope.js'
+import { inScope, kernelScope, requestInScope, requestScope, scopes } from './kernel-scope.js'
 import { appEnvWarning, envOf } from '../shared/app-env.js'
 
 export type { ServiceProviderClass } from './kernel-providers.js'
@@ -101,6 +101,7 @@ export class Kernel implements KernelServices {
     this.container = options.container ?? new Container()
     // The spec's request scope: the request is bound in the container for its lifecycle (an
     // app's own 'request' binding is left alone).
+    if (options.requestScopeEnabled === true) scopes.inUse = true
     if (options.requestScopeEnabled === true && !this.container.has('request'))
       this.container.bind('request', requestInScope)
     this.router = router
@@ -216,7 +217,10 @@ export class Kernel implements KernelServices {
     if (!this.#options.requestScopeEnabled) {
       // Handled inside a request of a kernel with the scope on (an in-process sub-request): its
       // code saw that other request as currentRequest(), and the URL helpers that kernel.
-      if (kernelScope.getStore() === undefined && requestScope.getStore() === undefined)
+      if (
+        !scopes.inUse ||
+        (kernelScope.getStore() === undefined && requestScope.getStore() === undefined)
+      )
         return this.#entry(request, context, finish, failed)
       return kernelScope.exit(() =>
         requestScope.exit(this.#entry<C, T>, request, context, finish, failed),
