@@ -178,7 +178,8 @@ export interface RedisRevocationOptions {
 }
 
 /**
- * Redis-backed: `SET <prefix><jti> 1 EX <seconds until exp>`; shared by every process and host.
+ * Redis-backed: `SET <prefix><jti> 1 EX <seconds until exp, + CLOCK_TOLERANCE>`; shared by every
+ * process and host.
  * @example
  * const revocations = new RedisRevocationList(new Redis(process.env.REDIS_URL!))
  */
@@ -209,13 +210,13 @@ export class RedisRevocationList implements RevocationList {
   }
 
   async revoke(jti: string, expiresAt: number): Promise<boolean> {
-    const seconds = Math.ceil(expiresAt - this.#now() / 1000)
-    if (seconds <= 0) return true
-    const key = this.#prefix + keyOf(jti)
     // Redis expires the key by its own clock, each host checks exp by its own: a host whose clock
     // ran behind Redis's took the token for live and no longer revoked once the key was gone.
-    // Kept the tokens' clock tolerance longer, as much skew as a host may have.
-    const ttl = seconds + CLOCK_TOLERANCE
+    // Kept the tokens' clock tolerance longer, as much skew as a host may have. The same skew on
+    // this side: a token this host sees expired may still be live on one whose clock lags.
+    const ttl = Math.ceil(expiresAt - this.#now() / 1000) + CLOCK_TOLERANCE
+    if (ttl <= 0) return true
+    const key = this.#prefix + keyOf(jti)
     return (await this.#bounded(() => this.#redis.set(key, '1', 'EX', ttl, 'NX'))) === 'OK'
   }
 

@@ -126,7 +126,8 @@ function cutShort(res: ServerResponse): void {
     !res.chunkedEncoding
   )
     try {
-      // TCP only: a TLS socket throws (ERR_INVALID_HANDLE_TYPE), and gets the plain close.
+      // TCP only: a TLS or Unix domain socket throws (ERR_INVALID_HANDLE_TYPE), and gets the
+      // plain close (README: a Content-Length, or HTTP/1.1 to the proxy, tells it apart).
       socket.resetAndDestroy()
     } catch {}
   res.destroy()
