@@ -80,15 +80,17 @@ function assertRoutesFile(file: string): void {
 }
 
 /**
- * The nearest file of the same name in a folder above `file`'s: fw run from a subfolder of the
- * project, where suggesting to create (or `fw init`) a routes file would start a second project.
+ * The nearest file of the same name in a folder above `file`'s, up to the project's root: fw run
+ * from a subfolder of the project, where suggesting to create (or `fw init`) a routes file would start a second project.
  */
 function sameNameAbove(file: string): string | undefined {
-  for (let dir = dirname(dirname(file)); ; dir = dirname(dir)) {
+  // Not past the project's root (its package.json): a routes file above is another project's.
+  for (let dir = dirname(file); !existsSync(join(dir, 'package.json')) && dirname(dir) !== dir;) {
+    dir = dirname(dir)
     const candidate = join(dir, basename(file))
     if (isRegularFile(candidate)) return candidate
-    if (dirname(dir) === dir) return undefined
   }
+  return undefined
 }
 
 function isRegularFile(path: string): boolean {

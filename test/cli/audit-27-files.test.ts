@@ -96,4 +96,15 @@ describe('fw run from a subfolder of the project', () => {
     expect(hint).not.toContain('fw init')
     expect(stderr).not.toMatch(/^\s+at /m)
   })
+
+  it("points at no routes file above the project's root (another project's)", async () => {
+    const dir = makeProject({
+      'routes.ts': `export default (r: any) => { r.get('/', () => 'home') }\n`,
+      'other/package.json': '{}',
+    })
+    const { code, stderr } = await runFw(['routes:list'], { cwd: join(dir, 'other') })
+    expect(code).toBe(1)
+    const [, hint] = lines(stderr)
+    expect(hint).toBe('  hint: Pass --routes FILE, or create routes.ts (fw init scaffolds one).')
+  })
 })
