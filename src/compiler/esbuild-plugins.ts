@@ -64,7 +64,7 @@ export const fileScope: Plugin = {
 }
 
 /** `source` without a leading UTF-8 byte order mark. */
-export function withoutByteOrderMark(source: string): string {
+function withoutByteOrderMark(source: string): string {
   return source.charCodeAt(0) === 0xfeff ? source.slice(1) : source
 }
 
@@ -73,7 +73,7 @@ export function withoutByteOrderMark(source: string): string {
  * else one statement at the start of its first line (after a #! line, which must come first), so
  * that every other line keeps its number and columns.
  */
-export function scopeDeclaration(path: string, source: string): { at: number; text: string } {
+function scopeDeclaration(path: string, source: string): { at: number; text: string } {
   if (path.split(/[\\/]/).includes('node_modules')) return { at: 0, text: '' }
   if (!/\bimport\s*\.\s*meta\b|\b__(?:dir|file)name\b/.test(source)) return { at: 0, text: '' }
   const text =
@@ -81,6 +81,25 @@ export function scopeDeclaration(path: string, source: string): { at: number; te
     `${FILE_SCOPE.filename} = ${JSON.stringify(path)}, ` +
     `${FILE_SCOPE.dirname} = ${JSON.stringify(dirname(path))};`
   return { at: source.startsWith('#!') ? source.indexOf('\n') + 1 : 0, text }
+}
+
+/** Text fileScope adds to a source: `length` UTF-16 units at the start of 0-based `line`. */
+export interface Insertion {
+  line: number
+  length: number
+}
+
+/**
+ * Where fileScope's declaration goes in a module read from disk (`raw`, a BOM and all), for
+ * positions to be told as the user's file has them; undefined when it adds none.
+ * @example
+ * scopeInsertion('/app/routes.ts', 'console.log(import.meta.url)') // { line: 0, length: 118 }
+ */
+export function scopeInsertion(path: string, raw: string): Insertion | undefined {
+  const source = withoutByteOrderMark(raw)
+  const { at, text } = scopeDeclaration(path, source)
+  if (text === '') return undefined
+  return { line: source.slice(0, at).split('\n').length - 1, length: text.length }
 }
 
 function loaderOf(path: string): Loader {

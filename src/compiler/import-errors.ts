@@ -11,7 +11,7 @@ import { displayPath } from '../define/location.js'
 import { FwError } from '../shared/errors.js'
 import { escapeRegExp } from '../shared/pattern.js'
 import { thrownMessage } from '../shared/thrown.js'
-import { scopeDeclaration, withoutByteOrderMark } from './esbuild-plugins.js'
+import { scopeInsertion } from './esbuild-plugins.js'
 
 // This package's own folder (dist/compiler/ → the root).
 const FW_ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/[\\/]$/, '')
@@ -27,10 +27,10 @@ function userColumn(path: string, line: number, byteColumn: number, lineText?: s
       ? Buffer.from(lineText).subarray(0, byteColumn).toString('utf8').length
       : byteColumn
   try {
-    const source = withoutByteOrderMark(readFileSync(path, 'utf8'))
-    const { at, text } = scopeDeclaration(path, source)
-    const onLine = source.slice(0, at).split('\n').length
-    return line === onLine && column >= text.length ? column - text.length : column
+    const inserted = scopeInsertion(path, readFileSync(path, 'utf8'))
+    return inserted !== undefined && line === inserted.line + 1 && column >= inserted.length
+      ? column - inserted.length
+      : column
   } catch {
     return column
   }

@@ -14,11 +14,11 @@ import {
   FILE_SCOPE,
   fileScope,
   packagesExternal,
-  scopeDeclaration,
-  withoutByteOrderMark,
+  scopeInsertion,
+  type Insertion,
 } from './esbuild-plugins.js'
 import { compileError, missingPackage } from './import-errors.js'
-import { shiftSourceMap, type Insertion } from './source-map-shift.js'
+import { shiftSourceMap } from './source-map-shift.js'
 import { tempFolders, untrack, writeTemporary } from './temp-bundle.js'
 
 // Where load-errors.test.ts has always imported it from.
@@ -107,9 +107,8 @@ async function bundle(
       if (!existsSync(path)) continue
       const bytes = readFileSync(path)
       inputs[path] = sha256(bytes)
-      const source = withoutByteOrderMark(bytes.toString('utf8'))
-      const { at, text } = scopeDeclaration(path, source)
-      if (text !== '') insertions.set(path, { line: lineOf(source, at), length: text.length })
+      const inserted = scopeInsertion(path, bytes.toString('utf8'))
+      if (inserted !== undefined) insertions.set(path, inserted)
     }
     // The imports left to Node at run time (packages and built-ins).
     const packages = Object.values(result.metafile.outputs).flatMap((output) =>
@@ -119,11 +118,6 @@ async function bundle(
   } catch (error) {
     throw compileError(error, file)
   }
-}
-
-/** The 0-based line of offset `at` in `source`. */
-function lineOf(source: string, at: number): number {
-  return source.slice(0, at).split('\n').length - 1
 }
 
 /** `code` with its inline source map no longer counting what fileScope added to its sources. */

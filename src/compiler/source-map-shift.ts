@@ -6,12 +6,7 @@
  */
 import { fileURLToPath } from 'node:url'
 import { decode, encode } from '@jridgewell/sourcemap-codec'
-
-/** Text added to a source: `length` UTF-16 units at 0-based `line`, column 0. */
-export interface Insertion {
-  line: number
-  length: number
-}
+import type { Insertion } from './esbuild-plugins.js'
 
 /**
  * `map` (a source map v3 object) with original columns on each insertion's line moved back by its

@@ -135,14 +135,12 @@ function removeUploadsAfter(request: FwRequest, res: ServerResponse, kernel: Ker
  * server.listen(3000)
  */
 export function attachKernel<S extends Server | Http2Server | Http2SecureServer>(
-  server: S,
+  attached: S,
   current: () => Kernel,
 ): S {
-  attachTo(server as unknown as Server, current)
-  return server
-}
-
-function attachTo(server: Server, current: () => Kernel): void {
+  // node:http2's compatibility API emits these events too ('connect' with a response, not a
+  // socket: answerConnect tells them apart).
+  const server = attached as unknown as Server
   Object.assign(server, { requireHostHeader: false })
   server.on('request', createListener(current))
   server.on('checkContinue', createListener(current, { expectContinue: true }))
@@ -151,6 +149,7 @@ function attachTo(server: Server, current: () => Kernel): void {
   )
   server.on('clientError', answerClientError)
   server.on('connect', answerConnect)
+  return attached
 }
 
 // Node reads whatever is left of a request body after the response, to reuse the connection

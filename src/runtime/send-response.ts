@@ -9,7 +9,7 @@ import type { Socket } from 'node:net'
 import type { TLSSocket } from 'node:tls'
 import { pipeline, Transform, type Readable } from 'node:stream'
 import type { Kernel } from './kernel.js'
-import { SAFE_ID } from './middleware/request-id.js'
+import { safeRequestId } from './middleware/request-id.js'
 import type { FwRequest } from './request/request.js'
 import { FwResponse } from './response.js'
 import { jsonErrorHeaders } from './wire-errors.js'
@@ -86,7 +86,7 @@ export function answerFailure(
   kernel: Kernel,
   message: string,
 ): void {
-  const requestId = id !== undefined && SAFE_ID.test(id) ? id : undefined
+  const requestId = safeRequestId(id)
   kernel.log.error({ err: error, request_id: requestId }, message)
   try {
     if (res.headersSent || isDestroyed(res)) {

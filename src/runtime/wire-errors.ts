@@ -13,7 +13,7 @@ import type { Duplex } from 'node:stream'
 import { ERROR_HEADERS, renderError } from './error-boundary.js'
 import { HttpError } from './http-error.js'
 import { silentLogger } from './logger.js'
-import { SAFE_ID } from './middleware/request-id.js'
+import { safeRequestId } from './middleware/request-id.js'
 import { isName } from './request/headers.js'
 
 /** A status and the message of its JSON error body. */
@@ -128,8 +128,7 @@ export function refusalAnswer(
     const body = JSON.stringify({ error: message, code: status })
     return { headers: jsonErrorHeaders(body), body }
   }
-  const incoming = req.headers['x-request-id']
-  const requestId = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : undefined
+  const requestId = safeRequestId(req.headers['x-request-id'])
   const rendered = renderError(new HttpError(status, { message, expose: true }), {
     accept: req.headers.accept ?? '',
     // problem+json's `instance`: the target without its query (a URI reference in any form).

@@ -9,10 +9,14 @@ import { formatUuids, idSource } from './random-ids.js'
 /** Ids travel into logs and headers: only short, printable, unambiguous ones are accepted. */
 export const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
+/** `value` when it is a well-formed request id, else undefined. */
+export function safeRequestId(value: unknown): string | undefined {
+  return typeof value === 'string' && SAFE_ID.test(value) ? value : undefined
+}
+
 /** The request id of `request`: a well-formed incoming X-Request-Id, else a new UUID. */
 export function requestIdFor(request: FwRequest): string {
-  const incoming = request.getHeaderLine('x-request-id')
-  return incoming !== '' && SAFE_ID.test(incoming) ? incoming : newRequestId()
+  return safeRequestId(request.getHeaderLine('x-request-id')) ?? newRequestId()
 }
 
 /** A random (version 4) UUID. */
