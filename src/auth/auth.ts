@@ -239,12 +239,13 @@ export class Auth {
     if (secret !== undefined && secret.length > 0) return secret
     // createAuth() reads no variable: with JWT_SECRET set, "JWT_SECRET is not set" sent the
     // reader looking for a typo in an environment that was right.
-    const missing = process.env.JWT_SECRET
+    const inEnv = Boolean(process.env.JWT_SECRET)
+    const missing = inEnv
       ? 'createAuth() was given no secret (it does not read JWT_SECRET)'
       : 'JWT_SECRET is not set'
     if (this.#production()) {
       throw new FwError('FW_SERVE_CONFIG', missing, {
-        hint: process.env.JWT_SECRET
+        hint: inEnv
           ? 'Pass createAuth({ ...authOptionsFromEnv(), ... }), or a secret of your own.'
           : 'Set JWT_SECRET to 32 or more random bytes, e.g. `openssl rand -hex 32`.',
       })

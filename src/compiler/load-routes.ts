@@ -81,7 +81,8 @@ function assertRoutesFile(file: string): void {
 
 /**
  * The nearest file of the same name in a folder above `file`'s, up to the project's root: fw run
- * from a subfolder of the project, where suggesting to create (or `fw init`) a routes file would start a second project.
+ * from a subfolder of the project, where suggesting to create (or `fw init`) a routes file would
+ * start a second project.
  */
 function sameNameAbove(file: string): string | undefined {
   // Not past the project's root (its package.json): a routes file above is another project's.

@@ -71,8 +71,8 @@ async function rescueInScope(
   const renderer = settings.renderer
   if (!renderer) return renderError(error, context)
   try {
-    // With the request scope on, the renderer's currentRequest() is the request that failed
-    // (with its request id): outside any layer (a routing miss) it was the request as it came.
+    // In the failed request's scope (rescueError): the renderer's currentRequest() is that
+    // request, with its request id, also for a routing miss outside any layer.
     const answer = renderer(error, context)
     const rendered: unknown = await settleWithin(answer, settings.timeoutMs)
     // A view answer (an error page template) is rendered as a handler's is; one that fails to

@@ -30,6 +30,11 @@ export interface RouteWatcher {
 const SOURCE = /\.(?:[cm]?[jt]sx?|json)$/
 const TEMP = /\.fw-\d+-[0-9a-f]+\.mjs$/
 
+/** A file a routes file may import (a failed build may be waiting for it): not fw's own bundle. */
+function isSourceFile(path: string): boolean {
+  return SOURCE.test(path) && !TEMP.test(path)
+}
+
 /** The tsconfig.json of `folder` or the closest folder above it, or null. */
 function nearestTsconfig(folder: string): string | null {
   for (let at = folder; ; at = dirname(at)) {
@@ -132,7 +137,7 @@ class RouteWatch implements RouteWatcher {
    */
   #ignores(path: string): boolean {
     if (this.#folders.has(path) || this.#watched.has(path)) return false
-    return !SOURCE.test(path) || TEMP.test(path)
+    return !isSourceFile(path)
   }
 
   #schedule(event: string, file: string): void {
@@ -145,8 +150,7 @@ class RouteWatch implements RouteWatcher {
   #isRelevant(event: string, file: string): boolean {
     // A new source file beside the others may be the import a failed build could not resolve.
     const relevant =
-      this.#watched.has(file) ||
-      (this.#failed && event === 'add' && SOURCE.test(file) && !TEMP.test(file))
+      this.#watched.has(file) || (this.#failed && event === 'add' && isSourceFile(file))
     return relevant && ['add', 'change', 'unlink'].includes(event)
   }
 
