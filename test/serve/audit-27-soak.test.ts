@@ -9,16 +9,13 @@ import { renameSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, describe, expect, it } from 'vitest'
-import { watchRoutes } from '../../src/serve/watch-routes.js'
 import { cleanupProjects, makeProject } from '../support/project.js'
+import { fsWatches, loggedWatch } from './watch-support.js'
 
 afterAll(async () => {
   await (await import('../../src/compiler/import-module.js')).stopBundler()
   cleanupProjects()
 })
-
-const fsWatches = (): number =>
-  process.getActiveResourcesInfo().filter((kind) => kind === 'FSEventWrap').length
 
 const routesVersion = (n: number): string =>
   `export default (r) => { r.get('/a', () => ({ n: ${n} }), 'a') }\n`
@@ -34,13 +31,7 @@ describe('watchRoutes and temporary files beside the routes file', () => {
   it('keeps no watch open for atomic saves and scratch files once they are gone', async () => {
     const dir = makeProject({ 'routes.mjs': routesVersion(0) })
     const routes = join(dir, 'routes.mjs')
-    const builds: string[] = []
-    const watcher = watchRoutes({
-      routesFile: routes,
-      cacheDir: join(dir, '.fw', 'cache'),
-      onBuild: () => void builds.push('built'),
-      onError: (error) => void builds.push(`failed: ${String(error)}`),
-    })
+    const { watcher, builds } = loggedWatch(dir, routes)
     try {
       await watcher.ready
       const before = fsWatches()

@@ -8,16 +8,13 @@ import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, describe, expect, it } from 'vitest'
-import { watchRoutes } from '../../src/serve/watch-routes.js'
 import { cleanupProjects, makeProject } from '../support/project.js'
+import { fsWatches, loggedWatch } from './watch-support.js'
 
 afterAll(async () => {
   await (await import('../../src/compiler/import-module.js')).stopBundler()
   cleanupProjects()
 })
-
-const fsWatches = (): number =>
-  process.getActiveResourcesInfo().filter((kind) => kind === 'FSEventWrap').length
 
 describe('watchRoutes close()', () => {
   it('leaves nothing watched when a rebuild that adds a folder finishes after it', async () => {
@@ -28,13 +25,7 @@ describe('watchRoutes close()', () => {
     const routes = join(dir, 'app', 'routes.mjs')
     const loading = join(dir, 'loading')
     const before = fsWatches()
-    const builds: string[] = []
-    const watcher = watchRoutes({
-      routesFile: routes,
-      cacheDir: join(dir, '.fw', 'cache'),
-      onBuild: () => void builds.push('built'),
-      onError: (error) => void builds.push(`failed: ${String(error)}`),
-    })
+    const { watcher, builds } = loggedWatch(dir, routes)
     await watcher.ready
     expect(builds).toEqual(['built'])
     // The new version imports a module of another folder and, while the build loads it, says so
