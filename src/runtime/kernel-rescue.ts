@@ -11,9 +11,11 @@ import {
   withErrorHeaders,
   type ErrorRenderer,
 } from './error-boundary.js'
+import { HttpError } from './http-error.js'
 import { requestScope } from './kernel-scope.js'
 import { notAResponse } from './pipeline.js'
 import type { FwRequest } from './request/request.js'
+import { isClientGone } from './request/signal.js'
 import { FwResponse } from './response.js'
 import type { Logger } from './types.js'
 
@@ -67,7 +69,11 @@ async function rescueInScope(
       return (request.getAttribute('trace.trace_id') as string | null | undefined) ?? undefined
     },
   }
-  const error = toHttpError(thrown, context)
+  // A handler that gave up on its signal (fetch() rejects with its reason): the client left, no
+  // failure to log (one client could flood the log so), and no one reads the answer. nginx's 499.
+  const error = isClientGone(thrown)
+    ? new HttpError(499, { message: 'Client Closed Request', cause: thrown })
+    : toHttpError(thrown, context)
   const renderer = settings.renderer
   if (!renderer) return renderError(error, context)
   try {

@@ -10,7 +10,8 @@ import type { Http2SecureServer, Http2Server } from 'node:http2'
 import type { Kernel } from './kernel.js'
 import { FwRequest } from './request/request.js'
 import { FwResponse } from './response.js'
-import { answerFailure, discardBody, onceGone, send } from './send-response.js'
+import { onceGone } from './gone.js'
+import { answerFailure, discardBody, send } from './send-response.js'
 import {
   answerClientError,
   answerConnect,
@@ -86,7 +87,7 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
     let request: FwRequest
     try {
       const beforeBody = expectContinue ? () => res.writeContinue() : undefined
-      request = FwRequest.fromNode(req, kernel.requestOptions, beforeBody)
+      request = FwRequest.fromNode(req, kernel.requestOptions, beforeBody, res)
     } catch (error) {
       kernel.log.warn({ err: error }, 'Unparseable request')
       return refuse(res, BAD_REQUEST)

@@ -42,6 +42,8 @@ export interface CreateRequestInit {
    */
   body?: string | Buffer
   attributes?: Record<string, unknown>
+  /** What `getSignal()` returns; by default a signal that never aborts (the client never leaves). */
+  signal?: AbortSignal
 }
 
 /**
@@ -66,10 +68,17 @@ export function createState(init: CreateRequestInit, options: ResolvedOptions): 
   const origin = url ? originOf(url) : undefined
   return assemble({
     ...{ method, target, origin, headers, peer, options, server, query },
+    source: signalFor(init.signal),
     body: createSlot(init, headers, options),
     ...(init.cookies ? { cookies: Object.assign(emptyParams(), copyDeep(init.cookies)) } : {}),
     attributes: new Map(Object.entries(init.attributes ?? {})),
   })
+}
+
+function signalFor(signal: unknown): AbortSignal {
+  if (signal === undefined) return new AbortController().signal
+  if (signal instanceof AbortSignal) return signal
+  throw new TypeError('FwRequest.create(): `signal` must be an AbortSignal')
 }
 
 function createPeer(init: CreateRequestInit, url: URL | null): Peer {

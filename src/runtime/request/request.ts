@@ -3,7 +3,7 @@
  * The body is read by `loadBody()` (the kernel awaits it before the handler), never at
  * construction; accessors that need it throw until it is loaded.
  */
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Readable } from 'node:stream'
 import type { RequestOptions } from '../types.js'
 import { allAttributes, Attribute, attributeOf } from './attributes.js'
@@ -17,6 +17,7 @@ import { MethodChecks } from './method-checks.js'
 import type { FileMap } from './multipart.js'
 import { resolveOptions, type TrustFunction } from './options.js'
 import { copyDeep, copyParams, type Params } from './params.js'
+import { signalOf } from './signal.js'
 import { effectiveMethod, nodeState, webState, type RequestState } from './state.js'
 import * as uri from './uri.js'
 
@@ -58,13 +59,15 @@ export class FwRequest {
   /**
    * From a node:http request. Reads nothing yet: call `loadBody()` before body accessors.
    * `beforeBody` runs once, just before the body is read (createListener sends "100 Continue" there).
+   * `res`, its response, lets `getSignal()` see every client that leaves before the answer is sent.
    */
   static fromNode(
     req: IncomingMessage,
     options?: RequestOptions,
     beforeBody?: () => void,
+    res?: ServerResponse,
   ): FwRequest {
-    return new FwRequest(nodeState(req, resolveOptions(options), beforeBody))
+    return new FwRequest(nodeState(req, resolveOptions(options), beforeBody, res))
   }
 
   /** From a WHATWG `Request`; `remoteAddress` is the peer (unset: no proxy is trusted). */
@@ -188,6 +191,17 @@ export class FwRequest {
   /** The socket peer address, `::ffff:1.2.3.4` written as `1.2.3.4` ('' when unknown). */
   getClientAddress(): string {
     return uri.unmapAddress(this.#s.peer.remoteAddress) ?? ''
+  }
+
+  /**
+   * A signal aborted when the client leaves before the response was sent in full (never after a
+   * complete one), its reason an `AbortError` DOMException; made on first call. A web Request's own
+   * signal; `create()`'s `signal`, or one that never aborts. The copies `with*` makes share it.
+   * @example
+   * const upstream = await fetch(url, { signal: request.getSignal() })
+   */
+  getSignal(): AbortSignal {
+    return signalOf(this.#s.source)
   }
 
   /** Whether the socket peer is a trusted proxy (so X-Forwarded-* headers count). */

@@ -3,7 +3,7 @@
  * (query, cookies, server params) is computed on first use: most handlers never read all of it,
  * and `fromNode` is on the hot path.
  */
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { TLSSocket } from 'node:tls'
 import { Readable } from 'node:stream'
@@ -24,6 +24,7 @@ import {
 import type { ResolvedOptions } from './options.js'
 import { emptyParams, type Params } from './params.js'
 import { parseParams } from './query.js'
+import type { SignalSource } from './signal.js'
 import { originOf, splitTarget, type Peer } from './uri.js'
 
 export interface RequestState {
@@ -50,6 +51,8 @@ export interface RequestState {
    */
   readonly slots: Cleanup[]
   readonly options: ResolvedOptions
+  /** What `getSignal()` follows (signal.ts): only read there, on first use. */
+  readonly source: SignalSource
 }
 
 /** Something a request must release once it is answered. */
@@ -85,11 +88,13 @@ const NO_BODY = BodySlot.loaded(emptyBody())
  *
  * `beforeBody` runs once, when the body is about to be read (a server answering "Expect:
  * 100-continue" itself sends the 100 there, so requests refused before that never upload).
+ * `res`, the response, is only kept: `getSignal()` reads whether it was sent in full.
  */
 export function nodeState(
   req: IncomingMessage,
   options: ResolvedOptions,
   beforeBody?: () => void,
+  res?: ServerResponse,
 ): RequestState {
   const peer = new SocketPeer(req.socket)
   const headers = headersFromNode(req)
@@ -104,6 +109,7 @@ export function nodeState(
     headers,
     peer,
     options,
+    source: res ?? req,
     server: () =>
       serverParams({ method, target, headers, peer, protocol: `HTTP/${req.httpVersion}`, time }),
     // Most requests carry no body: their slot is loaded (empty) from the start, so loadBody()
@@ -246,6 +252,7 @@ export function webState(
     headers,
     peer,
     options,
+    source: request.signal,
     server: () => serverParams({ method, target, headers, peer, ...base }),
     body: wireSlot(headers, options, open),
   })
@@ -268,6 +275,7 @@ export interface Parts {
   headers: HeaderBag
   peer: Peer
   options: ResolvedOptions
+  source: SignalSource
   server: () => Params
   body: BodySlot
   query?: Params
@@ -292,6 +300,7 @@ export function assemble(parts: Parts): RequestState {
     headers,
     peer: parts.peer,
     options,
+    source: parts.source,
     body: parts.body,
     slots: [parts.body],
     attributes: parts.attributes ?? NO_ATTRIBUTES,
