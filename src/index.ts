@@ -10,7 +10,10 @@ export type {
   NameOrOptions,
   Handler,
   MiddlewareInput,
+  AliasTarget,
+  SynchronousRegistration,
   FwConfig,
+  ConfigValue,
 } from './define/index.js'
 export { FwError, ERROR_CODES } from './shared/errors.js'
 export type { ErrorCode, SourceLocation } from './shared/errors.js'

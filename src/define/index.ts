@@ -6,5 +6,7 @@ export type {
   NameOrOptions,
   Handler,
   MiddlewareInput,
+  AliasTarget,
+  SynchronousRegistration,
 } from './registrar.js'
-export { defineConfig, type FwConfig } from './config.js'
+export { defineConfig, type FwConfig, type ConfigValue } from './config.js'

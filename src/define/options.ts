@@ -21,10 +21,14 @@ export type MiddlewareInput =
 /**
  * What `r.alias(name, …)` names: another alias string, or a middleware function that also gets
  * the use's parameters after `next` (`'tenant:acme'` → `(req, next, 'acme')`), as Laravel's
- * `handle($request, $next, ...$params)`.
+ * `handle($request, $next, ...$params)`. It answers a response, as any middleware does (anything
+ * else is the boundary's 500, naming it).
+ * @example
+ * r.alias('tenant', (req, next, id) => next(req.withAttribute('tenant', id)))
  */
 export type AliasTarget =
-  string | ((request: FwRequest, next: Next, ...params: string[]) => unknown)
+  | string
+  | ((request: FwRequest, next: Next, ...params: string[]) => FwResponse | Promise<FwResponse>)
 
 /** Options accepted as the third argument of a verb method. */
 export interface RouteOptions {

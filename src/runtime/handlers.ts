@@ -12,9 +12,26 @@ import type { FwRequest } from './request/request.js'
 
 export type Invoke = (request: FwRequest, params: readonly unknown[]) => unknown
 
-/** Custom handler invocation (spec: "invoker"), e.g. to inject services. */
+/**
+ * A route's handler as an invoker gets it, as the routes file gave it: a function of the request
+ * and the route parameters, a `[Class, 'method']` pair or a `'Class@method'` string.
+ */
+export type InvokedHandler =
+  | ((request: FwRequest, ...params: unknown[]) => unknown)
+  | readonly [new (...args: never[]) => unknown, string]
+  | string
+
+/**
+ * Custom handler invocation (spec: "invoker"), e.g. to inject services: it calls the handler and
+ * returns what the handler would (the kernel turns it into a response).
+ * @example
+ * const invoker: Invoker = (handler, request, params) => {
+ *   if (typeof handler !== 'function') throw new Error('This app routes to functions only')
+ *   return handler(request, ...params, services) // a service as the last argument
+ * }
+ */
 export type Invoker = (
-  handler: HandlerRef,
+  handler: InvokedHandler,
   request: FwRequest,
   params: readonly unknown[],
 ) => unknown

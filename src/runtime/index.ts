@@ -3,9 +3,21 @@
  * loader. No compiler, bundler or CLI library is reachable from here (a test walks the imports).
  */
 export { Kernel, currentRequest } from './kernel.js'
-export type { KernelOptions, ServiceProvider, Env } from './kernel.js'
+export type {
+  KernelOptions,
+  ServiceProvider,
+  ServiceProviderClass,
+  MatcherKind,
+  Env,
+} from './kernel.js'
+export type { Invoker, InvokedHandler } from './handlers.js'
 export { Container } from './container.js'
-export { attachKernel, createListener, type ListenerOptions } from './node-adapter.js'
+export {
+  attachKernel,
+  createListener,
+  type ListenerOptions,
+  type NodeListener,
+} from './node-adapter.js'
 export { answerClientError } from './wire-errors.js'
 export {
   FwResponse,
@@ -17,6 +29,7 @@ export {
   view,
   type RedirectStatus,
 } from './response.js'
+export type { BodyInput } from './response-body.js'
 export {
   HttpError,
   badRequest,
@@ -40,7 +53,7 @@ export {
   type ErrorRenderer,
   type ErrorContext,
 } from './error-boundary.js'
-export { UrlSigner, type PayloadMode } from './signed-url.js'
+export { UrlSigner, type PayloadMode, type UrlSignerOptions } from './signed-url.js'
 export { urlFor, signedUrlFor, temporaryUrlFor, temporaryUrlUntil } from './app.js'
 export { TemplateViews, escapeHtml } from './views.js'
 export { safePath, type SafePathOptions } from './safe-path.js'
@@ -49,6 +62,7 @@ export { createLogger, silentLogger } from './logger.js'
 export { loadRouter, isCacheFresh } from './load-router.js'
 export type { CompiledRouter, MatchResult, RouteInfo } from './load-router.js'
 export { FwRequest } from './request/request.js'
+export type { CreateRequestInit } from './request/factory.js'
 export {
   UploadedFile,
   UPLOAD_ERR_OK,

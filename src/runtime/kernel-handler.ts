@@ -3,12 +3,18 @@
  * handler with the route's parameters, and turn what it returns into a response.
  */
 import type { Container } from './container.js'
-import { resolveHandler, toResponse, type Invoke, type Invoker } from './handlers.js'
+import {
+  resolveHandler,
+  toResponse,
+  type Invoke,
+  type InvokedHandler,
+  type Invoker,
+} from './handlers.js'
 import { requestScope } from './kernel-scope.js'
 import { guarded, type Rescue, type Step } from './pipeline.js'
 import type { FwRequest } from './request/request.js'
 import { FwResponse } from './response.js'
-import type { RouteRecord } from '../shared/route-record.js'
+import type { HandlerRef, RouteRecord } from '../shared/route-record.js'
 
 // What a route without placeholders passes its handler (shared: built-in invocation never keeps it).
 const NO_PARAMS: readonly unknown[] = Object.freeze([])
@@ -83,11 +89,13 @@ function finish(
   return response
 }
 
-function invokerOf(handler: Parameters<Invoker>[0], settings: HandlerSettings): Invoke {
+function invokerOf(handler: HandlerRef, settings: HandlerSettings): Invoke {
   const invoker = settings.invoker
-  // A custom invoker gets an array of its own, even for a route without parameters.
+  // A custom invoker gets an array of its own, even for a route without parameters. The handler
+  // is the routes file's: a function takes the request and the parameters (InvokedHandler).
+  const given = handler as InvokedHandler
   if (invoker)
-    return (request, params) => invoker(handler, request, params === NO_PARAMS ? [] : params)
+    return (request, params) => invoker(given, request, params === NO_PARAMS ? [] : params)
   return resolveHandler(handler, settings.container, settings.instances)
 }
 

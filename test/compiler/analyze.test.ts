@@ -410,7 +410,7 @@ describe('middleware aliases', () => {
   it('accepts a custom alias registered with r.alias()', () => {
     expect(() =>
       analyze((r) => {
-        r.alias('tenant', () => undefined)
+        r.alias('tenant', (req, next) => next(req))
         r.get('/a', handler, { middleware: ['tenant'] })
       }),
     ).not.toThrow()
@@ -418,7 +418,7 @@ describe('middleware aliases', () => {
 
   it('lists custom aliases in the hint when an alias is unknown', () => {
     const error = rejection((r) => {
-      r.alias('tenant', () => undefined)
+      r.alias('tenant', (req, next) => next(req))
       r.get('/a', handler, { middleware: ['tenat'] })
     }, 'FW_MIDDLEWARE_INVALID')
     expect(error.hint).toContain('tenant')

@@ -11,6 +11,9 @@ import { FwError } from '../../src/shared/errors.js'
 
 const handler = (): null => null
 const other = (): null => null
+// Two distinct middleware functions for alias() (which takes middleware, not handlers).
+const pass: Middleware = (req, next) => next(req)
+const passToo: Middleware = (req, next) => next(req)
 
 /** The record of the only route a routes function registers. */
 function onlyRoute(register: (r: Registrar) => void) {
@@ -325,8 +328,8 @@ describe('scopes', () => {
 
 describe('alias()', () => {
   it('registers a custom middleware alias by name and chains', () => {
-    const tenant = () => undefined
-    const audit = () => undefined
+    const tenant: Middleware = (req, next) => next(req)
+    const audit: Middleware = (req, next) => next(req)
     const r = new Registrar()
     expect(r.alias('tenant', tenant).alias('audit', audit)).toBe(r)
     expect([...r.aliases.entries()]).toEqual([
@@ -337,8 +340,8 @@ describe('alias()', () => {
 
   it('lets a later alias() replace an earlier one of the same name', () => {
     const r = new Registrar()
-    r.alias('tenant', handler).alias('tenant', other)
-    expect(r.aliases.get('tenant')).toBe(other)
+    r.alias('tenant', pass).alias('tenant', passToo)
+    expect(r.aliases.get('tenant')).toBe(passToo)
   })
 })
 
@@ -371,7 +374,7 @@ describe('defineRoutes and collectRoutes', () => {
   it('collectRoutes runs the function against a fresh registrar', () => {
     const register = defineRoutes((r) => {
       r.get('/', handler, 'home')
-      r.alias('tenant', other)
+      r.alias('tenant', pass)
     })
     const first = collectRoutes(register)
     const second = collectRoutes(register)
