@@ -132,10 +132,35 @@ export async function pruneGenerations(root: string, keep: (string | undefined)[
  * Deletes what builds cut short after `published` left (the cache was up to date, so nothing
  * else is to go): temporary files and folders, and generation folders written after it, which
  * nothing names and no process can hold. A Ctrl-C'd build left one each time, kept for good.
+ * "After" is told by the number in the names, which only grow (see laterGeneration), not by
+ * the clock: the generation before the published one is kept even when it was built before
+ * the clock stepped back.
  */
 export async function pruneUnpublished(root: string, published: string): Promise<void> {
   const after = bornAt(published)
   await prune(root, (generation) => generation !== published && bornAt(generation) >= after)
+}
+
+/**
+ * The name a new generation is written under: `name` (`generation-<now>-<hex>`), unless a
+ * generation in `root`, or the one `named` by the manifest, has as large a number (the clock
+ * stepped back since it was built: NTP, a resumed VM, a date set by hand); then that number plus
+ * one. Called under the lock, where every generation is written, so the numbers only grow and
+ * pruneUnpublished tells a generation written after the published one (what a build cut short
+ * left) from the one published before it (running processes may hold it). Told by the clock,
+ * a step back turned them around: the one before was deleted, and the leftovers were kept.
+ */
+export async function laterGeneration(
+  root: string,
+  name: string,
+  named: string | undefined,
+): Promise<string> {
+  const names = (await readdir(root)).filter((entry) => GENERATION_NAME.test(entry))
+  if (named !== undefined && GENERATION_NAME.test(named)) names.push(named)
+  // A number past 2^53 (no build's) would not survive the + 1.
+  const latest = Math.max(-1, ...names.map(bornAt).filter(Number.isSafeInteger))
+  if (bornAt(name) > latest) return name
+  return `${GENERATION_PREFIX}${latest + 1}${name.slice(name.lastIndexOf('-'))}`
 }
 
 async function prune(root: string, goes: (generation: string) => boolean): Promise<void> {

@@ -26,6 +26,7 @@ import { acquireLock } from './cache-lock.js'
 import {
   assertOnlyOurs,
   isManifest,
+  laterGeneration,
   pruneGenerations,
   pruneUnpublished,
   readManifest,
@@ -105,6 +106,17 @@ async function publishLocked(root: string, build: BuildOutput): Promise<WriteRes
       ...(await tidied(root, () => pruneUnpublished(root, previous.generation))),
     }
   }
+  // Named after every generation already here, whatever the clock says (see laterGeneration).
+  const name = await laterGeneration(root, build.generation, previous?.generation)
+  return publishNew(root, renamed(build, name), previous)
+}
+
+/** Writes the generation, then the entries, the manifest last; then prunes. */
+async function publishNew(
+  root: string,
+  build: BuildOutput,
+  previous: Manifest | null,
+): Promise<WriteResult> {
   const generation = join(root, build.generation)
   const tmp = join(root, `${TMP_PREFIX}${randomBytes(6).toString('hex')}`)
   let staged: StagedEntry[]
@@ -126,6 +138,19 @@ async function publishLocked(root: string, build: BuildOutput): Promise<WriteRes
   if (build.routesEntry === null) await rm(join(root, ROUTES_ENTRY_FILE), { force: true })
   const prune = () => pruneGenerations(root, [build.generation, previous?.generation])
   return { written: true, manifest: build.manifest, ...(await tidied(root, prune)) }
+}
+
+/** `build` as it is written under the name `generation`, which its entries and manifest give. */
+function renamed(build: BuildOutput, generation: string): BuildOutput {
+  if (generation === build.generation) return build
+  const named = (text: string): string => text.replaceAll(build.generation, generation)
+  return {
+    ...build,
+    generation,
+    entry: named(build.entry),
+    routesEntry: build.routesEntry === null ? null : named(build.routesEntry),
+    manifest: { ...build.manifest, generation },
+  }
 }
 
 /**

@@ -1,8 +1,14 @@
 /** Small helpers for emitting readable JavaScript. Every literal goes through `lit`. */
 import { GENERATED_MARK } from '../../shared/cache-format.js'
 
+/**
+ * ASCII only, as all of fw's own text in generated modules: V8 keeps a module's source for as long
+ * as the module lives (a process's lifetime: ES modules are never unloaded), one byte a character
+ * while every character is Latin-1, two bytes for the whole file once one is not. An em dash here
+ * cost each generation ~64 KB of heap (the example app's), ~6 MB for 10,000 routes.
+ */
 export const BANNER = (what: string): string =>
-  `${GENERATED_MARK} — do not edit; rebuild instead.\n// ${what}\n`
+  `${GENERATED_MARK} - do not edit; rebuild instead.\n// ${what}\n`
 
 /** A JavaScript literal for any JSON-able value. */
 export function lit(value: unknown): string {

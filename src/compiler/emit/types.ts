@@ -14,7 +14,7 @@ import type {
   VariableDeclarationKind,
 } from 'ts-morph'
 
-const HEADER = `${GENERATED_MARK} — do not edit; rebuild instead.
+const HEADER = `${GENERATED_MARK} - do not edit; rebuild instead.
 // Types of router.mjs: route names and parameters for urlFor, and the shape of match() results.
 `
 
