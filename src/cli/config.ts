@@ -109,6 +109,7 @@ const KERNEL_OPTIONS: Readonly<Record<keyof KernelOptions, boolean>> = {
   log: true,
   env: true,
   debug: true,
+  accessLog: true,
   preGlobal: true,
   postGlobal: true,
   preGlobalTags: true,

@@ -30,6 +30,13 @@ export interface KernelOptions {
   /** The routes function (spec: register); its table must match the cache. */
   register: (r: Registrar) => void
   log?: Logger | undefined
+  /**
+   * Log one `info` line per answered request through `log` (pino-http's fields: `req` { id,
+   * method, url, remoteAddress }, `res` { statusCode }, `responseTime` in ms), "request
+   * completed", or "request aborted" when the client left first. Default false: off, it costs a
+   * request nothing. `fw serve` turns it on outside production.
+   */
+  accessLog?: boolean | undefined
   env?: Env | undefined
   /** Show error details to clients (never in production). */
   debug?: boolean | undefined
@@ -114,4 +121,17 @@ export function checkTimeouts(
 ): void {
   checkRendererTimeout(options.errorRendererTimeoutMs)
   checkSendTimeout(options.sendTimeoutMs)
+}
+
+/**
+ * Refuses an `accessLog` that is not a boolean (`'false'` from an environment variable would turn
+ * it on), at boot.
+ * @example
+ * checkAccessLog('yes') // throws TypeError: accessLog must be true or false, not "yes"
+ */
+export function checkAccessLog(value: unknown): void {
+  if (value === undefined || typeof value === 'boolean') return
+  throw new TypeError(
+    `accessLog must be true or false, not ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
+  )
 }

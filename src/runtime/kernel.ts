@@ -11,7 +11,7 @@ import { badRequest, methodNotAllowed, notFound } from './http-error.js'
 import { loadRouter, type CompiledRouter } from './load-router.js'
 import { createLogger, guardLogger } from './logger.js'
 import { builtinFactories } from './middleware/index.js'
-import { withContext } from './middleware/context.js'
+import { presetRequestId, withContext } from './middleware/context.js'
 import { moduleFactories } from './middleware/modules.js'
 import {
   compose,
@@ -41,6 +41,7 @@ import { compileTrust } from './request/options.js'
 import { setCurrentKernel } from './app.js'
 import { checkMatcher, runProviderHook, toProvider } from './kernel-providers.js'
 import {
+  checkAccessLog,
   checkTimeouts,
   RENDERER_TIMEOUT_MS,
   SEND_TIMEOUT_MS,
@@ -80,6 +81,10 @@ export class Kernel implements KernelServices {
   readonly requestOptions: RequestOptions
   /** See KernelOptions.sendTimeoutMs; the node adapter applies it. */
   readonly sendTimeoutMs: number
+  /** See KernelOptions.accessLog; the node adapter logs the lines. */
+  readonly accessLog: boolean
+  /** Whether the built-in request context (client_ip, request_id, trace) is on (KernelOptions.builtins). */
+  readonly builtins: boolean
   readonly #options: KernelOptions
   readonly #views: ViewEngine
   readonly #rescueSettings: RescueSettings
@@ -117,6 +122,8 @@ export class Kernel implements KernelServices {
       ...options.request,
     }
     this.sendTimeoutMs = options.sendTimeoutMs ?? SEND_TIMEOUT_MS
+    this.accessLog = options.accessLog === true
+    this.builtins = options.builtins !== false
     this.#rescueSettings = {
       debug: this.env !== 'production' && (options.debug ?? false),
       log: this.log,
@@ -131,6 +138,7 @@ export class Kernel implements KernelServices {
   static async boot(options: KernelOptions): Promise<Kernel> {
     checkMatcher(options.matcher)
     checkTimeouts(options)
+    checkAccessLog(options.accessLog)
     const router = await loadRouter(options.routeCache, { register: options.register })
     const kernel = new Kernel(options, router)
     const providers = (options.serviceProviders ?? []).map(toProvider)
@@ -311,9 +319,12 @@ export class Kernel implements KernelServices {
     }
     const pipeline = compose(pre, dispatch, rescue, { finalRescues: true, render })
     // The built-ins (request context, production HTTPS redirect) wrap everything, outermost.
-    return this.#options.builtins === false
-      ? entryOf(pipeline)
-      : withContext(pipeline, rescue, this.env === 'production')
+    // With the access log on, the request id is the one the node adapter chose for its line.
+    if (!this.builtins) return entryOf(pipeline)
+    const production = this.env === 'production'
+    return this.accessLog
+      ? withContext(pipeline, rescue, production, presetRequestId)
+      : withContext(pipeline, rescue, production)
   }
 
   /** Routing: a hit runs the route's pipeline; misses become 404/405/400 or the automatic OPTIONS. */

@@ -154,6 +154,37 @@ export function redactText(text: string): string {
   return cut ? `${redacted}… [${text.length - MAX_TEXT} more characters]` : redacted
 }
 
+// A query parameter of a request target (decoded, its name is read by isSecretName), or a
+// signed URL's `_sig`, which opens the URL to whoever has it until it expires.
+const TARGET_PARAM = /([?&])([^=&#]{1,64})=[^&#]*/g
+
+/**
+ * A request target (path and query, as the client sent it) as the access log shows it: the value
+ * of a query parameter that names a credential (`token`, `api_key`, `password`) or is a signed
+ * URL's `_sig` `[Redacted]`, and so is a JWT anywhere in it; cut at MAX_TEXT characters.
+ * @example
+ * redactTarget('/files/7?_exp=1700000000&_sig=ab12') // '/files/7?_exp=1700000000&_sig=[Redacted]'
+ */
+export function redactTarget(target: string): string {
+  const cut = target.length > MAX_TEXT
+  const shown = (cut ? target.slice(0, MAX_TEXT) : target)
+    .replace(JWT, '[Redacted]')
+    .replace(TARGET_PARAM, (param, lead: string, name: string) =>
+      isSecretParam(name) ? `${lead}${name}=[Redacted]` : param,
+    )
+  return cut ? `${shown}… [${target.length - MAX_TEXT} more characters]` : shown
+}
+
+function isSecretParam(name: string): boolean {
+  let decoded = name
+  try {
+    decoded = decodeURIComponent(name.replace(/\+/g, ' '))
+  } catch {
+    // A malformed escape: the name as written.
+  }
+  return decoded === '_sig' || isSecretName(decoded)
+}
+
 /** What can safely be read of something thrown: its type, message and stack, as text. */
 function describeThrown(thrown: unknown): Record<string, string> {
   const error = thrown as Error

@@ -10,6 +10,7 @@ import type { Http2SecureServer, Http2Server } from 'node:http2'
 import type { Kernel } from './kernel.js'
 import { FwRequest } from './request/request.js'
 import { FwResponse } from './response.js'
+import { logExchange } from './access-log.js'
 import { onceGone } from './gone.js'
 import { answerFailure, discardBody, send } from './send-response.js'
 import {
@@ -82,16 +83,22 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
     // its answer, and the handler must not run for it.
     if (req.socket.writableEnded) return void req.socket.destroy()
     const refusal = refusalOf(req) ?? (expectContinue ? otherExpectation(req) : null)
-    if (refusal !== null) return refuse(res, refusal)
     const kernel = current()
+    if (refusal !== null) {
+      if (kernel.accessLog) logExchange(kernel.log, res, undefined, false)
+      return refuse(res, refusal)
+    }
     let request: FwRequest
     try {
       const beforeBody = expectContinue ? () => res.writeContinue() : undefined
       request = FwRequest.fromNode(req, kernel.requestOptions, beforeBody, res)
     } catch (error) {
       kernel.log.warn({ err: error }, 'Unparseable request')
+      if (kernel.accessLog) logExchange(kernel.log, res, undefined, false)
       return refuse(res, BAD_REQUEST)
     }
+    // Off (the default), a request pays for this check only.
+    if (kernel.accessLog) request = logExchange(kernel.log, res, request, kernel.builtins)
     // The response is written from the kernel's own reaction to the pipeline (or at once, when
     // every step answered synchronously): no second promise just to write it.
     try {

@@ -7,6 +7,7 @@
 import { types } from 'node:util'
 import pc from 'picocolors'
 import type { Logger } from '../runtime/types.js'
+import { ABORTED, COMPLETED, type AccessEntry } from '../runtime/access-log.js'
 import { logLevel, redactSecrets, redactText } from '../runtime/logger.js'
 import { escapeControls } from '../shared/escape-controls.js'
 import { writeLine } from '../shared/closed-output.js'
@@ -96,6 +97,7 @@ export function devLogger(
 function format(level: Level, obj: object | string, msg: string | undefined): string {
   const time = pc.dim(new Date().toTimeString().slice(0, 8))
   if (typeof obj === 'string') return `${time} ${LABEL[level]} ${escapeControls(obj)}`
+  if (isAccessEntry(obj, msg)) return `${time} ${LABEL[level]} ${accessLine(obj, msg)}`
   let fields = ''
   let stack = ''
   for (const [key, value] of Object.entries(obj)) {
@@ -110,6 +112,39 @@ function format(level: Level, obj: object | string, msg: string | undefined): st
     }
   }
   return `${time} ${LABEL[level]} ${escapeControls(msg ?? '')}${fields}${stack}`
+}
+
+/** An access log line's entry (see runtime/access-log.ts), shown compactly. */
+function isAccessEntry(obj: object, msg: string | undefined): obj is AccessEntry {
+  if (msg !== COMPLETED && msg !== ABORTED) return false
+  const { req, res, responseTime } = obj as Partial<AccessEntry>
+  return (
+    typeof req?.method === 'string' &&
+    typeof req.url === 'string' &&
+    typeof res === 'object' &&
+    res !== null &&
+    typeof responseTime === 'number'
+  )
+}
+
+/**
+ * `GET /users/42 200 1.2 ms`, as a development server prints a request; `aborted` in the place of
+ * the status, or after it, when the client left before the response was sent in full.
+ */
+function accessLine(entry: AccessEntry, msg: string | undefined): string {
+  const code = entry.res.statusCode
+  const status = typeof code === 'number' ? statusColour(code)(String(code)) : ''
+  const aborted = msg === ABORTED ? pc.yellow('aborted') : ''
+  const outcome = [status, aborted].filter(Boolean).join(' ')
+  const ms = pc.dim(`${entry.responseTime.toFixed(1)} ms`)
+  return `${escapeControls(entry.req.method)} ${escapeControls(entry.req.url)} ${outcome} ${ms}`
+}
+
+function statusColour(code: number): (text: string) => string {
+  if (code >= 500) return pc.red
+  if (code >= 400) return pc.yellow
+  if (code >= 300) return pc.cyan
+  return pc.green
 }
 
 // An Error of another realm (vm, a worker's structured clone) is not `instanceof Error`.

@@ -35,6 +35,11 @@ export interface ServeOptions {
   host: string
   watch: boolean
   workers: number
+  /**
+   * --access-log / --no-access-log; unset, the config's `kernel.accessLog`, else off (extra lines
+   * on a terminal or in a log collector are asked for, never imposed).
+   */
+  accessLog?: boolean | undefined
   /** Extra kernel options (from fw.config.ts `kernel`). */
   kernel?: Partial<KernelOptions>
   /** Where those are written (the config file's `kernel` key): boot errors about them name it. */
@@ -172,6 +177,7 @@ async function boot(options: ServeOptions, register: (r: Registrar) => void): Pr
   try {
     return await Kernel.boot({
       ...options.kernel,
+      accessLog: options.accessLog ?? options.kernel?.accessLog ?? false,
       ...(log === null ? {} : { log }),
       routeCache: options.cache,
       register,

@@ -10,6 +10,8 @@ const routeCache = fileURLToPath(new URL('./.fw/cache', import.meta.url))
 if (!existsSync(`${routeCache}/routes.mjs`))
   fail(`no route cache in ${routeCache}: run \`npx fw route:cache build\` first`)
 const { default: register } = await import('./.fw/cache/routes.mjs')
+// Add `accessLog: true` for a line per answered request in the log (method, path, status, time,
+// request id, client address), as `fw serve` prints in development.
 const kernel = await Kernel.boot({ routeCache, register })
 // Once stopping, each response says `Connection: close` and its connection closes after it: a
 // keep-alive client kept busy (a load balancer's pool) would otherwise keep the process serving.

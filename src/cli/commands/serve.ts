@@ -15,6 +15,7 @@ interface ServeFlags {
   host: string
   watch?: boolean
   workers: string
+  accessLog?: boolean
 }
 
 export function registerServeCommand(program: Command, output: Output): void {
@@ -27,6 +28,8 @@ export function registerServeCommand(program: Command, output: Output): void {
     .option('--host <host>', 'host', '127.0.0.1')
     .option('--watch', 'rebuild and reload when the routes or their imports change')
     .option('--workers <n>', 'processes sharing the port', '1')
+    .option('--access-log', 'log a line per request (default: off, or fw.config kernel.accessLog)')
+    .option('--no-access-log', 'log no line per request')
     .action(async (flags: ServeFlags) => {
       // Decimal digits only: Number() would also take '0x1100', '1e3', ' 80' and '' (which is 0).
       const workers = /^\d+$/.test(flags.workers) ? Number(flags.workers) : NaN
@@ -58,6 +61,7 @@ export function registerServeCommand(program: Command, output: Output): void {
         host: flags.host,
         watch: flags.watch ?? false,
         workers,
+        accessLog: flags.accessLog,
         kernel: config.kernel ?? {},
         kernelSource: config.kernel === undefined ? undefined : configKeyLocation(config, 'kernel'),
         say: (line) => output.out(pc.green(line)),

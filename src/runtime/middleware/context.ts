@@ -33,18 +33,32 @@ function inContext(request: FwRequest, id: string): FwRequest {
 }
 
 /**
+ * The request id the node adapter gave `request` already (its access log line's, see
+ * access-log.ts), else `requestIdFor`'s.
+ */
+export function presetRequestId(request: FwRequest): string {
+  const preset = request.getAttribute('request_id')
+  return typeof preset === 'string' ? preset : requestIdFor(request)
+}
+
+/**
  * `inner` (the kernel's pipeline, which never rejects) run in the request context, as an entry:
  * the response, with its X-Request-Id, goes to `finish` in the same reaction that awaits the
- * pipeline (no promise just to add the header).
+ * pipeline (no promise just to add the header). `idFor` chooses the request id.
  * @example
  * const entry = withContext(pipeline, rescue, kernel.env === 'production')
  */
-export function withContext(inner: Step, rescue: Rescue, redirectToHttps: boolean): Entry {
+export function withContext(
+  inner: Step,
+  rescue: Rescue,
+  redirectToHttps: boolean,
+  idFor: (request: FwRequest) => string = requestIdFor,
+): Entry {
   return (request, context, finish, failed) => {
     let id = ''
     let derived: FwRequest | undefined
     try {
-      id = requestIdFor(request)
+      id = idFor(request)
       derived = inContext(request, id)
       // The redirect carries the request id too: a proxy's log line and ours stay joined up.
       if (redirectToHttps && !request.isSecure())
