@@ -19,6 +19,7 @@ import { connectRedisRevocations, MemoryRevocationList, type RevocationList } fr
 import { DEFAULT_DATABASE_URL, openDatabase } from './stores/open.js'
 import type { AccessTokenRef, Database, UserRecord } from './stores/types.js'
 import { isProduction } from '../shared/app-env.js'
+import { checkOptions } from '../shared/option-names.js'
 
 export interface AuthOptions {
   /** HS256 secret (JWT_SECRET). Unset: a random one per start outside production, with a warning. */
@@ -45,6 +46,19 @@ export interface AuthOptions {
   log?: Logger | undefined
 }
 
+const AUTH_OPTIONS = Object.keys({
+  secret: 1,
+  issuer: 1,
+  audience: 1,
+  ttl: 1,
+  production: 1,
+  database: 1,
+  tablePrefix: 1,
+  revocations: 1,
+  now: 1,
+  log: 1,
+} satisfies Record<keyof AuthOptions, 1>)
+
 export interface AuthMiddlewareMap {
   auth: MiddlewareFactory
   role: MiddlewareFactory
@@ -68,6 +82,7 @@ export class Auth {
   #refresh: Promise<RefreshTokens> | null = null
 
   constructor(options: AuthOptions = {}) {
+    checkOptions('createAuth()', options, AUTH_OPTIONS)
     this.#options = options
     this.now = options.now ?? Date.now
     this.middleware = {

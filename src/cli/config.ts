@@ -10,7 +10,8 @@ import { displayPath, locateInStack } from '../define/location.js'
 import { FwError, type SourceLocation } from '../shared/errors.js'
 import { CONFIG_FILE_MARKER, CONFIG_VARS_MARKER, locateKey } from '../shared/config-markers.js'
 import { thrownMessage } from '../shared/thrown.js'
-import type { KernelOptions } from '../runtime/kernel-options.js'
+import { KERNEL_OPTIONS } from '../runtime/kernel-options.js'
+import { closestName } from '../shared/option-names.js'
 import { CONFIG_VARIABLES, type ConfigValue, type FwConfig } from '../define/config.js'
 
 export const DEFAULT_ROUTES = 'routes.ts'
@@ -64,7 +65,7 @@ function checkConfig(file: string, config: Record<string, unknown>): void {
   }
   for (const [key, value] of Object.entries(config)) {
     if (!KNOWN_KEYS.includes(key)) {
-      const near = KNOWN_KEYS.find((known) => editDistance(known, key) <= 2)
+      const near = closestName(key, KNOWN_KEYS)
       fail(
         key,
         `Unknown key "${key}" in the config file`,
@@ -100,49 +101,20 @@ function checkConfig(file: string, config: Record<string, unknown>): void {
   }
 }
 
-// Every kernel option by name (the type keeps the list complete and exact); false for those fw
-// serve sets itself from the config's routes and cache, which would be overridden here.
-const KERNEL_OPTIONS: Readonly<Record<keyof KernelOptions, boolean>> = {
-  routeCache: false,
-  register: false,
-  matcher: true,
-  log: true,
-  env: true,
-  debug: true,
-  accessLog: true,
-  preGlobal: true,
-  postGlobal: true,
-  preGlobalTags: true,
-  postGlobalTags: true,
-  builtins: true,
-  container: true,
-  invoker: true,
-  serviceProviders: true,
-  requestScopeEnabled: true,
-  middleware: true,
-  errorRenderer: true,
-  errorRendererTimeoutMs: true,
-  sendTimeoutMs: true,
-  views: true,
-  request: true,
-  signingKeys: true,
-}
-
 /** A typo in `kernel` (`errorRender`) was ignored without a word, the option silently off. */
 function checkKernelKeys(
   kernel: Record<string, unknown>,
   fail: (key: string, message: string, hint: string) => never,
 ): void {
-  const known = Object.keys(KERNEL_OPTIONS).filter(
-    (name) => KERNEL_OPTIONS[name as keyof KernelOptions],
-  )
+  // routeCache and register: fw serve sets them from the config's routes and cache.
+  const known = KERNEL_OPTIONS.filter((name) => name !== 'routeCache' && name !== 'register')
   for (const key of Object.keys(kernel)) {
     if (known.includes(key)) continue
     if (key === 'routeCache' || key === 'register') {
       const own = key === 'routeCache' ? "cache: '.fw/cache'" : "routes: 'routes.ts'"
       fail(key, `kernel.${key} is set by fw serve`, `Write ${own} at the top level of the config.`)
     }
-    const near = known.find((name) => editDistance(name, key) <= 2)
+    const near = closestName(key, known)
     fail(
       key,
       `Unknown kernel option "${key}" in the config file`,
@@ -179,23 +151,6 @@ export function configKeyLocation(config: FwConfig, key: string): SourceLocation
 /** Where `key` is written in the config file (its first `key:`), else line 1. */
 function keyLocation(file: string, key: string): SourceLocation {
   return locateKey(displayPath(file), key)
-}
-
-/** Levenshtein distance, for "did you mean" (keys are short). */
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i]
-    for (let j = 1; j <= b.length; j++) {
-      next[j] = Math.min(
-        row[j]! + 1,
-        next[j - 1]! + 1,
-        row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      )
-    }
-    row = next
-  }
-  return row[b.length]!
 }
 
 // The file each config read by readConfig came from.

@@ -74,6 +74,37 @@ export interface KernelOptions {
   signingKeys?: readonly string[] | undefined
 }
 
+/**
+ * Every kernel option by name (the type keeps the list complete and exact): Kernel.boot refuses
+ * others, and fw.config.ts's `kernel` is checked against the same list (so this file imports
+ * nothing the CLI would not want to load).
+ */
+export const KERNEL_OPTIONS: readonly string[] = Object.keys({
+  routeCache: 1,
+  matcher: 1,
+  register: 1,
+  log: 1,
+  env: 1,
+  debug: 1,
+  accessLog: 1,
+  preGlobal: 1,
+  postGlobal: 1,
+  preGlobalTags: 1,
+  postGlobalTags: 1,
+  builtins: 1,
+  container: 1,
+  invoker: 1,
+  serviceProviders: 1,
+  requestScopeEnabled: 1,
+  middleware: 1,
+  errorRenderer: 1,
+  errorRendererTimeoutMs: 1,
+  sendTimeoutMs: 1,
+  views: 1,
+  request: 1,
+  signingKeys: 1,
+} satisfies Record<keyof KernelOptions, 1>)
+
 /** The keys of signed URLs: the option, else URL_SIGNING_KEYS, else JWT_SECRET; a random one in development. */
 export function signingKeys(
   options: KernelOptions,

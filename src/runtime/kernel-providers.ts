@@ -1,13 +1,29 @@
 /**
- * The kernel's boot options checked and normalised: the matcher, and the service providers
- * (objects, or classes the kernel instantiates once).
+ * The kernel's boot options checked and normalised: their names, the matcher, and the service
+ * providers (objects, or classes the kernel instantiates once).
  */
 import { FwError } from '../shared/errors.js'
-import type { Kernel, ServiceProvider } from './kernel.js'
+import type { Kernel, KernelOptions, ServiceProvider } from './kernel.js'
 import { thrownMessage } from '../shared/thrown.js'
+import { checkOptions } from '../shared/option-names.js'
+import { KERNEL_OPTIONS } from './kernel-options.js'
+import { checkRequestOptions } from './request/options.js'
 
 /** A provider class: the kernel makes one instance, with no arguments, at boot. */
 export type ServiceProviderClass = new () => ServiceProvider
+
+/**
+ * Refuses, at boot, an option name Kernel.boot does not know (from plain JavaScript a typo left
+ * the option off without a word), naming the nearest one; `request` and its `limits` too.
+ * @example
+ * checkOptionNames({ routeCache, register, requestScopeEnbled: true })
+ * // FwError: Kernel.boot(): unknown option `requestScopeEnbled` — did you mean `requestScopeEnabled`?
+ */
+export function checkOptionNames(options: KernelOptions): void {
+  const fail = (message: string): FwError => new FwError('FW_SERVE_CONFIG', message)
+  checkOptions('Kernel.boot()', options, KERNEL_OPTIONS, fail)
+  checkRequestOptions('Kernel.boot() request', options.request, fail)
+}
 
 /**
  * Rejects a matcher other than the sharded one (spec: matcher).

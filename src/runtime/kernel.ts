@@ -39,7 +39,7 @@ import type {
 import { renderView, TemplateViews } from './views.js'
 import { compileTrust } from './request/options.js'
 import { setCurrentKernel } from './app.js'
-import { checkMatcher, runProviderHook, toProvider } from './kernel-providers.js'
+import { checkMatcher, checkOptionNames, runProviderHook, toProvider } from './kernel-providers.js'
 import {
   checkAccessLog,
   checkTimeouts,
@@ -136,6 +136,7 @@ export class Kernel implements KernelServices {
 
   /** Loads the cache, runs the service providers and resolves every route's pipeline. */
   static async boot(options: KernelOptions): Promise<Kernel> {
+    checkOptionNames(options)
     checkMatcher(options.matcher)
     checkTimeouts(options)
     checkAccessLog(options.accessLog)

@@ -13,6 +13,7 @@ import { FwResponse } from './response.js'
 import { logExchange } from './access-log.js'
 import { onceGone } from './gone.js'
 import { answerFailure, discardBody, send } from './send-response.js'
+import { checkOptions } from '../shared/option-names.js'
 import {
   answerClientError,
   answerConnect,
@@ -47,6 +48,7 @@ export interface ListenerOptions {
  * server.listen(3000)
  */
 export function createListener(current: () => Kernel, options: ListenerOptions = {}): NodeListener {
+  checkOptions('createListener()', options, ['expectContinue'] satisfies (keyof ListenerOptions)[])
   const expectContinue = options.expectContinue === true
   // Made once per listener, so a request allocates no closure to be answered. They log through
   // current(): after a watch swap, the new kernel's logger, the same one.

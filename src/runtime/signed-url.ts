@@ -12,6 +12,7 @@ import { badRequest, forbidden, gone } from './http-error.js'
 import { decodeComponent } from './request/query.js'
 import type { FwRequest } from './request/request.js'
 import type { UrlParams, UrlQuery } from './types.js'
+import { checkOptions } from '../shared/option-names.js'
 
 export type PayloadMode = 'relative' | 'absolute'
 
@@ -44,6 +45,15 @@ export interface UrlSignerOptions {
   routedToDomain?: ((request: FwRequest) => boolean) | undefined
 }
 
+const SIGNER_OPTIONS = Object.keys({
+  keys: 1,
+  urlFor: 1,
+  now: 1,
+  payloadMode: 1,
+  hasDomain: 1,
+  routedToDomain: 1,
+} satisfies Record<keyof UrlSignerOptions, 1>)
+
 /**
  * @example
  * const signer = new UrlSigner({ keys: [secret], urlFor })
@@ -58,6 +68,7 @@ export class UrlSigner {
   readonly #routedToDomain: (request: FwRequest) => boolean
 
   constructor(options: UrlSignerOptions) {
+    checkOptions('new UrlSigner()', options, SIGNER_OPTIONS)
     if (options.keys.length === 0 || options.keys.some((k) => k.length === 0)) {
       throw new Error('UrlSigner needs at least one non-empty key')
     }

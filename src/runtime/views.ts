@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { FwResponse } from './response.js'
 import type { ViewEngine } from './types.js'
+import { checkOptions } from '../shared/option-names.js'
 
 // `=` and a backtick too (as Handlebars does): in an unquoted attribute, `title={{ v }}`, a
 // value `x onclick=alert(1)` would otherwise add an event handler attribute. A space still ends
@@ -39,6 +40,7 @@ export class TemplateViews implements ViewEngine {
 
   /** `cache: false` reads a view's file at each render (the kernel's default in development). */
   constructor(options: { dir?: string; templates?: Record<string, string>; cache?: boolean } = {}) {
+    checkOptions('new TemplateViews()', options, ['dir', 'templates', 'cache'])
     this.#dir = resolve(options.dir ?? 'views')
     this.#cache = options.cache ?? true
     for (const [name, text] of Object.entries(options.templates ?? {}))

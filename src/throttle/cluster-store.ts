@@ -12,6 +12,7 @@ import { answerWorkers, PrimaryClient } from '../runtime/cluster-ipc.js'
 import type { ThrottleDecision, ThrottleRule } from './limiter.js'
 import { MemoryStore, type MemoryStoreOptions } from './memory-store.js'
 import { ThrottleStoreError, type ThrottleStore } from './store.js'
+import { checkOptions } from '../shared/option-names.js'
 
 /** Set in the primary's environment (and so in its workers') once it answers throttle checks. */
 export const PRIMARY_ENV = 'FW_THROTTLE_PRIMARY'
@@ -33,6 +34,9 @@ export class ClusterStore implements ThrottleStore {
   readonly #primary: PrimaryClient
 
   constructor(options: ClusterStoreOptions = {}) {
+    checkOptions('new ClusterStore()', options, [
+      'timeoutMs',
+    ] satisfies (keyof ClusterStoreOptions)[])
     this.#primary = new PrimaryClient({
       tag: TAG,
       what: 'a throttle check',
@@ -73,7 +77,9 @@ export class ClusterStore implements ThrottleStore {
 export function setupThrottlePrimary(
   options: MemoryStoreOptions & { store?: MemoryStore } = {},
 ): () => void {
-  const store = options.store ?? new MemoryStore(options)
+  // `store` is no MemoryStore option: left in, the store refused it as unknown.
+  const { store: given, ...memory } = options
+  const store = given ?? new MemoryStore(memory)
   const stop = answerWorkers(TAG, (request) => {
     if (typeof request.key !== 'string') return undefined
     const rule = { max: Number(request.max), windowMs: Number(request.windowMs) }

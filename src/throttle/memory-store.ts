@@ -25,6 +25,7 @@ import {
   type ThrottleRule,
 } from './limiter.js'
 import type { ThrottleStore } from './store.js'
+import { checkOptions } from '../shared/option-names.js'
 
 export interface MemoryStoreOptions {
   /** Counters kept at most; the least recently used goes first. Default 50 000. */
@@ -59,6 +60,10 @@ export class MemoryStore implements ThrottleStore {
   readonly #exhausted = new RecencyList()
 
   constructor(options: MemoryStoreOptions = {}) {
+    checkOptions('new MemoryStore()', options, [
+      'maxKeys',
+      'clock',
+    ] satisfies (keyof MemoryStoreOptions)[])
     this.#maxKeys = checkMaxKeys(options.maxKeys ?? 50_000)
     this.#clock = options.clock ?? systemClock
   }

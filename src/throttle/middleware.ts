@@ -25,6 +25,7 @@ import { laterLayers, layerScope, type LayerSite } from './layer-scope.js'
 import { parseRule, type ThrottleDecision, type ThrottleRule } from './limiter.js'
 import { MemoryStore } from './memory-store.js'
 import type { ThrottleStore } from './store.js'
+import { checkOptions } from '../shared/option-names.js'
 
 export interface ThrottleOptions {
   /** Where counters live. Default: a new in-process MemoryStore (see `createStoreFromEnv`). */
@@ -48,6 +49,17 @@ export interface ThrottleOptions {
   warnEverySeconds?: number | undefined
 }
 
+const THROTTLE_OPTIONS = Object.keys({
+  store: 1,
+  keyFn: 1,
+  tenant: 1,
+  standardHeaders: 1,
+  failOpen: 1,
+  ipv6Prefix: 1,
+  alias: 1,
+  warnEverySeconds: 1,
+} satisfies Record<keyof ThrottleOptions, 1>)
+
 /** Shared by the throttle layers of one request. */
 interface Chain {
   applied: AppliedLimit[]
@@ -68,6 +80,7 @@ const CHAIN = 'throttle.chain'
  * const kernel = await Kernel.boot({ routeCache, register, middleware: { throttle: createThrottle({ store }) } })
  */
 export function createThrottle(options: ThrottleOptions = {}): MiddlewareFactory {
+  checkOptions('createThrottle()', options, THROTTLE_OPTIONS)
   const settings = {
     store: options.store ?? new MemoryStore(),
     alias: options.alias ?? 'throttle',

@@ -15,6 +15,7 @@ import { Redis, type RedisOptions } from 'ioredis'
 import { decide, type ThrottleDecision, type ThrottleRule } from './limiter.js'
 import { ThrottleStoreError, type ThrottleStore } from './store.js'
 import { within } from '../shared/within.js'
+import { checkOptions } from '../shared/option-names.js'
 
 // KEYS[1] the counter; ARGV[1] max, ARGV[2] window (ms). Returns
 // { allowed 0/1, remaining, newest admission, admission whose expiry frees a slot, now } in ms.
@@ -65,6 +66,14 @@ export interface RedisStoreOptions {
   connectTimeoutMs?: number | undefined
 }
 
+const REDIS_OPTIONS = Object.keys({
+  url: 1,
+  client: 1,
+  prefix: 1,
+  commandTimeoutMs: 1,
+  connectTimeoutMs: 1,
+} satisfies Record<keyof RedisStoreOptions, 1>)
+
 /**
  * @example
  * const store = new RedisStore({ url: process.env.REDIS_URL })
@@ -79,6 +88,7 @@ export class RedisStore implements ThrottleStore {
   #connecting: Promise<void> | null
 
   constructor(options: RedisStoreOptions = {}) {
+    checkOptions('new RedisStore()', options, REDIS_OPTIONS)
     this.#prefix = options.prefix ?? 'fw:throttle:'
     this.#owned = options.client === undefined
     this.#limitMs = this.#owned ? null : (options.commandTimeoutMs ?? 500)

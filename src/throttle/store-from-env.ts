@@ -7,6 +7,7 @@ import { ClusterStore, PRIMARY_ENV } from './cluster-store.js'
 import { MemoryStore } from './memory-store.js'
 import type { RedisStore, RedisStoreOptions } from './redis-store.js'
 import type { ThrottleStore } from './store.js'
+import { checkOptions } from '../shared/option-names.js'
 
 /**
  * A Redis store; ioredis is loaded only when one is made, so memory-only apps never load it.
@@ -30,6 +31,7 @@ export async function createStoreFromEnv(
   env: NodeJS.ProcessEnv = process.env,
   options: { redis?: Omit<RedisStoreOptions, 'url' | 'client'> } = {},
 ): Promise<ThrottleStore> {
+  checkOptions('createStoreFromEnv()', options, ['redis'])
   if (env.REDIS_URL) return createRedisStore({ ...options.redis, url: env.REDIS_URL })
   if (!cluster.isWorker) return new MemoryStore()
   if (env[PRIMARY_ENV] === '1') return new ClusterStore()

@@ -11,8 +11,8 @@ if (!existsSync(`${routeCache}/routes.mjs`))
   fail(`no route cache in ${routeCache}: run \`npx fw route:cache build\` first`)
 const { default: register } = await import('./.fw/cache/routes.mjs')
 // Add `accessLog: true` for a line per answered request in the log (method, path, status, time,
-// request id, client address), as `fw serve` prints in development.
-const kernel = await Kernel.boot({ routeCache, register })
+// request id, client address), as `fw serve --access-log` prints.
+const kernel = await Kernel.boot({ routeCache, register }).catch(bootFailed)
 // Once stopping, each response says `Connection: close` and its connection closes after it: a
 // keep-alive client kept busy (a load balancer's pool) would otherwise keep the process serving.
 let stopping = false
@@ -71,6 +71,13 @@ async function closeConnections() {
     import('fw/throttle').then(({ closeDefaultThrottle }) => closeDefaultThrottle()),
     import('fw/auth').then(({ closeDefaultAuth }) => closeDefaultAuth()),
   ])
+}
+
+// What fw refuses at boot (a misspelt option, a cache built from other routes) is said as
+// `fw serve` says it, without a stack; anything else (an app's own code throwing) keeps its stack.
+function bootFailed(error) {
+  if (!/^FW_/.test(error?.code)) throw error
+  fail(`${error.message} [${error.code}]${error.hint ? `\n  hint: ${error.hint}` : ''}`)
 }
 
 function fail(message) {

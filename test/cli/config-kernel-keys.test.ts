@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readConfig } from '../../src/cli/config.js'
+import { KERNEL_OPTIONS } from '../../src/runtime/kernel-options.js'
 import { assertBuilt, cleanupProjects, lines, makeProject, runFw } from '../support/project.js'
 
 beforeAll(assertBuilt)
@@ -45,6 +46,13 @@ describe('kernel options in fw.config.ts', () => {
       message: 'kernel.routeCache is set by fw serve',
       hint: "Write cache: '.fw/cache' at the top level of the config.",
     })
+  })
+
+  it('accepts every option Kernel.boot takes but those fw serve sets (one list for both)', async () => {
+    const names = KERNEL_OPTIONS.filter((name) => name !== 'routeCache' && name !== 'register')
+    const kernel = names.map((name) => `${name}: undefined`).join(', ')
+    const dir = makeProject({ 'fw.config.ts': `export default { kernel: { ${kernel} } }\n` })
+    expect(Object.keys((await readConfig(dir)).kernel ?? {})).toEqual(names)
   })
 
   it('accepts every option the README shows', async () => {

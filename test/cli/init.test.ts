@@ -2,7 +2,7 @@
  * `fw init` where the folder cannot be made or written: one user error line naming the path, a
  * hint, exit 1; and the `next:` line it prints can be pasted into a shell as it is.
  */
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -135,6 +135,26 @@ describe('the scaffolded server.mjs', () => {
     expect(result.code).toBe(1)
     expect(lines(result.stderr)).toEqual([
       `error no route cache in ${join(dir, '.fw', 'cache')}: run \`npx fw route:cache build\` first`,
+    ])
+  })
+
+  it('refuses a misspelt kernel option at start: one line naming it and the option meant, exit 1', async () => {
+    const dir = await scaffold()
+    expect((await runFw(['route:cache', 'build'], { cwd: dir })).code).toBe(0)
+    const server = join(dir, 'server.mjs')
+    const boot = 'Kernel.boot({ routeCache, register })'
+    expect(readFileSync(server, 'utf8')).toContain(boot)
+    // Booted after all (the typo ignored), it would exit 0 once listening, not serve on.
+    const edited = readFileSync(server, 'utf8').replace(
+      boot,
+      'Kernel.boot({ routeCache, register, requestScopeEnbled: true })',
+    )
+    writeFileSync(server, `${edited}\nserver.once('listening', () => process.exit(0))\n`)
+    const result = await runNode([server], { cwd: dir, env: { PORT: '0' } })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe('')
+    expect(lines(result.stderr)).toEqual([
+      'error Kernel.boot(): unknown option `requestScopeEnbled` — did you mean `requestScopeEnabled`? [FW_SERVE_CONFIG]',
     ])
   })
 

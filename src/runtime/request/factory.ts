@@ -10,7 +10,9 @@ import {
   type HeaderInit,
 } from './headers.js'
 import type { FileMap } from './multipart.js'
-import type { ResolvedOptions } from './options.js'
+import { checkRequestOptions, type ResolvedOptions } from './options.js'
+import type { RequestOptions } from '../types.js'
+import { checkOptions } from '../../shared/option-names.js'
 import { copyDeep, emptyParams, type Params } from './params.js'
 import { buildQuery, parseParams } from './query.js'
 import { tooLarge } from './read-body.js'
@@ -44,6 +46,34 @@ export interface CreateRequestInit {
   attributes?: Record<string, unknown>
   /** What `getSignal()` returns; by default a signal that never aborts (the client never leaves). */
   signal?: AbortSignal
+}
+
+const INIT_NAMES = Object.keys({
+  method: 1,
+  uri: 1,
+  query: 1,
+  post: 1,
+  headers: 1,
+  cookies: 1,
+  files: 1,
+  server: 1,
+  body: 1,
+  attributes: 1,
+  signal: 1,
+} satisfies Record<keyof CreateRequestInit, 1>)
+
+/**
+ * Refuses a name `create()` would ignore, in its init or its options (`header:` for `headers:`
+ * built a request without them, and the test passed or failed for another reason).
+ * @example
+ * checkCreateArgs({ uri: '/', header: { accept: 'text/html' } }) // TypeError: ... did you mean `headers`?
+ */
+export function checkCreateArgs(
+  init: CreateRequestInit,
+  options: RequestOptions | undefined,
+): void {
+  checkOptions('FwRequest.create()', init, INIT_NAMES)
+  checkRequestOptions('FwRequest.create() options', options)
 }
 
 /**

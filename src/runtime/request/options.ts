@@ -2,6 +2,7 @@
 import { tmpdir } from 'node:os'
 import proxyaddr from 'proxy-addr'
 import { FwError } from '../../shared/errors.js'
+import { checkOptions } from '../../shared/option-names.js'
 import { DEFAULT_BODY_LIMITS, type BodyLimits, type RequestOptions } from '../types.js'
 
 export type TrustFunction = (address: string, hop: number) => boolean
@@ -51,6 +52,21 @@ function remember(trust: TrustFunction): TrustFunction {
     }
     return answer
   }
+}
+
+/**
+ * Refuses an option name RequestOptions (or its `limits`) does not have, where the options are
+ * given (at boot, in FwRequest.create), not per request.
+ * @example
+ * checkRequestOptions('Kernel.boot() request', { limit: { body: 1e6 } }) // TypeError: ... did you mean `limits`?
+ */
+export function checkRequestOptions(
+  where: string,
+  options: RequestOptions | undefined,
+  fail?: (message: string) => Error,
+): void {
+  checkOptions(where, options, ['trustProxy', 'limits', 'uploadDir'], fail)
+  checkOptions(`${where}.limits`, options?.limits, Object.keys(DEFAULT_BODY_LIMITS), fail)
 }
 
 const DEFAULTS: ResolvedOptions = {

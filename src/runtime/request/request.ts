@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Readable } from 'node:stream'
 import type { RequestOptions } from '../types.js'
 import { allAttributes, Attribute, attributeOf } from './attributes.js'
-import { contentSlot, createState, type CreateRequestInit } from './factory.js'
+import { checkCreateArgs, contentSlot, createState, type CreateRequestInit } from './factory.js'
 import type { BodyData } from './content.js'
 import { parsedBodyPatch, paramsReader, uploadedFilesPatch, uriPatch } from './derive.js'
 import * as h from './headers.js'
@@ -80,6 +80,7 @@ export class FwRequest {
 
   /** The test factory: body loaded from the start (except raw multipart content). */
   static create(init: CreateRequestInit = {}, options?: RequestOptions): FwRequest {
+    checkCreateArgs(init, options)
     return new FwRequest(createState(init, resolveOptions(options)))
   }
 
