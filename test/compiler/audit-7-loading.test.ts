@@ -91,8 +91,8 @@ function watchIn(dir: string): { child: ChildProcess; seen: (pattern: RegExp) =>
     return new Promise((done, fail) => {
       const timer = setTimeout(() => {
         waiters.delete(check)
-        fail(new Error(`no ${pattern} within 5 s; output:\n${text}`))
-      }, 5000)
+        fail(new Error(`no ${pattern} within 20 s; output:\n${text}`))
+      }, 20_000)
       const check = (): void => {
         if (count() < wanted) return
         clearTimeout(timer)
