@@ -34,7 +34,7 @@ export interface KernelOptions {
    * Log one `info` line per answered request through `log` (pino-http's fields: `req` { id,
    * method, url, remoteAddress }, `res` { statusCode }, `responseTime` in ms), "request
    * completed", or "request aborted" when the client left first. Default false: off, it costs a
-   * request nothing. `fw serve` turns it on outside production.
+   * request nothing. `fw serve --access-log` turns it on.
    */
   accessLog?: boolean | undefined
   env?: Env | undefined

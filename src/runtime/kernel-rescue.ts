@@ -69,9 +69,9 @@ async function rescueInScope(
       return (request.getAttribute('trace.trace_id') as string | null | undefined) ?? undefined
     },
   }
-  // A handler that gave up on its signal (fetch() rejects with its reason): the client left, no
-  // failure to log (one client could flood the log so), and no one reads the answer. nginx's 499.
-  const error = isClientGone(thrown)
+  // A handler that gave up on this request's signal (fetch() rejects with its reason): the client
+  // left, no failure to log (one client could flood the log so), no one reads the answer (499).
+  const error = isClientGone(thrown, request)
     ? new HttpError(499, { message: 'Client Closed Request', cause: thrown })
     : toHttpError(thrown, context)
   const renderer = settings.renderer

@@ -4,6 +4,7 @@ import { pino, stdSerializers, type DestinationStream } from 'pino'
 import { isOutputGone } from '../shared/closed-output.js'
 import { FwError } from '../shared/errors.js'
 import { isSecretName } from '../shared/secret-names.js'
+import { maskSecretParams } from '../shared/redact-url.js'
 import type { Logger } from './types.js'
 
 /**
@@ -154,10 +155,6 @@ export function redactText(text: string): string {
   return cut ? `${redacted}… [${text.length - MAX_TEXT} more characters]` : redacted
 }
 
-// A query parameter of a request target (decoded, its name is read by isSecretName), or a
-// signed URL's `_sig`, which opens the URL to whoever has it until it expires.
-const TARGET_PARAM = /([?&])([^=&#]{1,64})=[^&#]*/g
-
 /**
  * A request target (path and query, as the client sent it) as the access log shows it: the value
  * of a query parameter that names a credential (`token`, `api_key`, `password`) or is a signed
@@ -167,14 +164,16 @@ const TARGET_PARAM = /([?&])([^=&#]{1,64})=[^&#]*/g
  */
 export function redactTarget(target: string): string {
   const cut = target.length > MAX_TEXT
-  const shown = (cut ? target.slice(0, MAX_TEXT) : target)
-    .replace(JWT, '[Redacted]')
-    .replace(TARGET_PARAM, (param, lead: string, name: string) =>
-      isSecretParam(name) ? `${lead}${name}=[Redacted]` : param,
-    )
+  const shown = maskSecretParams(
+    (cut ? target.slice(0, MAX_TEXT) : target).replace(JWT, '[Redacted]'),
+    '[Redacted]',
+    isSecretParam,
+  )
   return cut ? `${shown}… [${target.length - MAX_TEXT} more characters]` : shown
 }
 
+// A query parameter's name, decoded, or a signed URL's `_sig`, which opens the URL to whoever
+// has it until it expires.
 function isSecretParam(name: string): boolean {
   let decoded = name
   try {

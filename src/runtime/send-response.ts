@@ -304,7 +304,7 @@ function streamFailure(
     failed = true
     if (res.headersSent || isDestroyed(res)) {
       // A body that stopped on the request's signal (the client left) failed no one.
-      if (!isClientGone(error))
+      if (!isClientGone(error, request))
         kernel.log.warn(
           { err: error, ...whose(response, request) },
           'Streaming the response body failed',

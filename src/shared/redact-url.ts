@@ -18,7 +18,21 @@ export function redactUrl(url: string): string {
   const at = url.lastIndexOf('@')
   const scheme = /^[a-z][a-z0-9+.-]*:(?:\/\/)?/i.exec(url)?.[0] ?? ''
   const masked = at === -1 ? url : `${scheme}***${url.slice(at)}`
-  return masked.replace(PARAM, (param, lead: string, name: string) =>
-    isSecretName(name) ? `${lead}${name}=***` : param,
+  return maskSecretParams(masked, '***')
+}
+
+/**
+ * `url` with the value of each query parameter `isSecret` names a credential replaced by `mask`
+ * (the access log's request targets too).
+ * @example
+ * maskSecretParams('/a?api_key=k&page=2', '[Redacted]') // '/a?api_key=[Redacted]&page=2'
+ */
+export function maskSecretParams(
+  url: string,
+  mask: string,
+  isSecret: (name: string) => boolean = isSecretName,
+): string {
+  return url.replace(PARAM, (param, lead: string, name: string) =>
+    isSecret(name) ? `${lead}${name}=${mask}` : param,
   )
 }

@@ -225,9 +225,12 @@ describe('the access log', () => {
       const first = client.request({ ':path': '/users/7?api_key=k1' })
       first.resume()
       first.end()
-      expect((await done).fields).toMatchObject({
-        req: { method: 'GET', url: '/users/7?api_key=[Redacted]', remoteAddress: '127.0.0.1' },
-        res: { statusCode: 200 },
+      expect(await done).toMatchObject({
+        msg: 'request completed',
+        fields: {
+          req: { method: 'GET', url: '/users/7?api_key=[Redacted]', remoteAddress: '127.0.0.1' },
+          res: { statusCode: 200 },
+        },
       })
       const started = new Promise<void>((resolve) => (arrived = resolve))
       const slow = client.request({ ':path': '/slow' })

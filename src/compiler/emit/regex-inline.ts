@@ -8,6 +8,7 @@
  * The loops are greedy without backtracking, which equals the regex only when no repeated atom
  * could give characters back to what follows it; such patterns are left to the regex too.
  */
+import { safeComment } from './code.js'
 
 /** Sorted, disjoint, inclusive ranges of UTF-16 code units. */
 type CharSet = [number, number][]
@@ -44,7 +45,7 @@ const ESCAPABLE = '^$\\.*+?()[]{}|/-'
 export function inlineRegex(source: string, name: string): string | null {
   const atoms = parse(source)
   if (atoms === null || atoms.length === 0 || !greedyIsExact(atoms)) return null
-  const lines = [`function ${name}(path, i, e) { // ${source.replace(/[\r\n\u2028\u2029]/g, ' ')}`]
+  const lines = [`function ${name}(path, i, e) { // ${safeComment(source)}`]
   // A fixed-length pattern turns away a segment of any other length at once.
   if (atoms.every((a) => a.min === a.max))
     lines.push(`  if (e - i !== ${atoms.reduce((n, a) => n + a.min, 0)}) return false`)

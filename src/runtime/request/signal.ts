@@ -29,17 +29,43 @@ export function signalOf(source: SignalSource): AbortSignal {
 }
 
 /**
- * Whether `thrown` is the reason fw aborted a request's signal with (its client left), or the
- * AbortError of a Node API given the signal (timers/promises, events.once) caused by it.
+ * A web Request's signal as `getSignal()` gives it: its own, else one that never aborts (a
+ * Request-like object without one: node-fetch's is null), or one that follows another realm's or
+ * library's (fetch() takes only this realm's AbortSignal). Read as a Node request, they threw.
+ * @example
+ * webSignal(request.signal) // request.signal, for a Request of this realm
  */
-export function isClientGone(thrown: unknown): boolean {
+export function webSignal(signal: unknown): AbortSignal {
+  if (signal instanceof AbortSignal) return signal
+  const controller = new AbortController()
+  const other = signal as Partial<AbortSignal> | null | undefined
+  if (other?.aborted === true) controller.abort(other.reason)
+  else other?.addEventListener?.('abort', () => controller.abort(other.reason), { once: true })
+  return controller.signal
+}
+
+/**
+ * Whether `thrown` is the reason fw aborted `request`'s signal with (its client left), or the
+ * AbortError of a Node API given the signal (timers/promises, events.once) caused by it. Another
+ * request's reason is no sign this one's client left: a handler awaiting work started with that
+ * request's signal (a fetch shared by concurrent requests) failed, and its client still waits.
+ */
+export function isClientGone(thrown: unknown, request: { getSignal(): AbortSignal }): boolean {
+  const reason = ourReason(thrown)
+  // Only a thrown reason of ours pays for the request's signal (made here if it was not yet).
+  return reason !== undefined && request.getSignal().reason === reason
+}
+
+/** `thrown`, or its cause, when it is a reason fw aborted a signal with. */
+function ourReason(thrown: unknown): object | undefined {
   // A WeakSet answers false for a primitive (and runs no trap of a Proxy).
-  if (REASONS.has(thrown as object)) return true
+  if (REASONS.has(thrown as object)) return thrown as object
   try {
-    return REASONS.has((thrown as { cause?: unknown } | null)?.cause as object)
+    const cause = (thrown as { cause?: unknown } | null)?.cause as object
+    return REASONS.has(cause) ? cause : undefined
   } catch {
     // A thrown Proxy whose get trap throws: no AbortError of ours.
-    return false
+    return undefined
   }
 }
 

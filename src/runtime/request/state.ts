@@ -24,7 +24,7 @@ import {
 import type { ResolvedOptions } from './options.js'
 import { emptyParams, type Params } from './params.js'
 import { parseParams } from './query.js'
-import type { SignalSource } from './signal.js'
+import { webSignal, type SignalSource } from './signal.js'
 import { originOf, splitTarget, type Peer } from './uri.js'
 
 export interface RequestState {
@@ -252,7 +252,7 @@ export function webState(
     headers,
     peer,
     options,
-    source: request.signal,
+    source: webSignal(request.signal),
     server: () => serverParams({ method, target, headers, peer, ...base }),
     body: wireSlot(headers, options, open),
   })

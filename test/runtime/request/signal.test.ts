@@ -272,6 +272,32 @@ describe('a handler or streamed body that stops on the signal', () => {
     expect(log.lines.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([])
   })
 
+  it("is a logged 500 in another request still waiting, not its client's 499", async () => {
+    // Work shared by concurrent requests (a fetch deduplicated across them), started with the
+    // first one's signal: when that client leaves, the second request fails, its client there.
+    const log = captureLogger()
+    let shared: Promise<string> | null = null
+    const arrivedAt = arrivals()
+    const { port } = await serveHttp(
+      (r) => {
+        r.get('/shared', (req: FwRequest) => {
+          const signal = req.getSignal()
+          shared ??= abortOf(signal).then((reason) => Promise.reject(reason))
+          arrivedAt.push(signal)
+          return shared
+        })
+      },
+      { log },
+    )
+    const first = send(port, 'GET /shared HTTP/1.1\r\nHost: x\r\n\r\n')
+    await arrivedAt.take()
+    const second = get(port, '/shared').catch(() => 'failed')
+    await arrivedAt.take()
+    first.destroy()
+    expect(await second).toContain('Internal Server Error')
+    expect(log.lines).toContainEqual(expect.objectContaining({ level: 'error' }))
+  })
+
   it('stops a streamed generator, with nothing logged', async () => {
     const log = captureLogger()
     const started = deferred()
@@ -407,6 +433,28 @@ describe('getSignal() of requests made otherwise', () => {
     controller.abort(reason)
     expect(signal.aborted).toBe(true)
     expect(signal.reason).toBe(reason)
+  })
+
+  it('a Request-like object without a signal of this realm gets one (none, or one following it)', () => {
+    // node-fetch's Request has a null signal; another realm's or library's is no AbortSignal here.
+    const like = { url: 'http://example.test/a', method: 'GET', headers: new Headers(), body: null }
+    const none = FwRequest.fromWeb({ ...like, signal: null } as unknown as Request).getSignal()
+    expect(none).toBeInstanceOf(AbortSignal)
+    expect(none.aborted).toBe(false)
+    const foreign = Object.assign(new EventTarget(), {
+      aborted: false,
+      reason: undefined as unknown,
+    })
+    const following = FwRequest.fromWeb({
+      ...like,
+      signal: foreign,
+    } as unknown as Request).getSignal()
+    expect(following).toBeInstanceOf(AbortSignal)
+    expect(following.aborted).toBe(false)
+    const reason = new Error('the host says the client left')
+    Object.assign(foreign, { aborted: true, reason })
+    foreign.dispatchEvent(new Event('abort'))
+    expect(following.reason).toBe(reason)
   })
 
   it("the test factory's never aborts unless the test passes one", () => {
