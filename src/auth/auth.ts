@@ -19,7 +19,7 @@ import { connectRedisRevocations, MemoryRevocationList, type RevocationList } fr
 import { DEFAULT_DATABASE_URL, openDatabase } from './stores/open.js'
 import type { AccessTokenRef, Database, UserRecord } from './stores/types.js'
 import { isProduction } from '../shared/app-env.js'
-import { checkOptions } from '../shared/option-names.js'
+import { checkOptions, optionNames } from '../shared/option-names.js'
 
 export interface AuthOptions {
   /** HS256 secret (JWT_SECRET). Unset: a random one per start outside production, with a warning. */
@@ -46,7 +46,7 @@ export interface AuthOptions {
   log?: Logger | undefined
 }
 
-const AUTH_OPTIONS = Object.keys({
+const AUTH_OPTIONS = optionNames<AuthOptions>({
   secret: 1,
   issuer: 1,
   audience: 1,
@@ -57,7 +57,7 @@ const AUTH_OPTIONS = Object.keys({
   revocations: 1,
   now: 1,
   log: 1,
-} satisfies Record<keyof AuthOptions, 1>)
+})
 
 export interface AuthMiddlewareMap {
   auth: MiddlewareFactory

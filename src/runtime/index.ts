@@ -55,7 +55,7 @@ export {
 } from './error-boundary.js'
 export { UrlSigner, type PayloadMode, type UrlSignerOptions } from './signed-url.js'
 export { urlFor, signedUrlFor, temporaryUrlFor, temporaryUrlUntil } from './app.js'
-export { TemplateViews, escapeHtml } from './views.js'
+export { TemplateViews, escapeHtml, type TemplateViewsOptions } from './views.js'
 export { safePath, type SafePathOptions } from './safe-path.js'
 export { file, type FileOptions } from './file.js'
 export { createLogger, silentLogger } from './logger.js'

@@ -4,6 +4,7 @@
  */
 import type { Registrar } from '../define/registrar.js'
 import type { Env } from '../shared/app-env.js'
+import { optionNames } from '../shared/option-names.js'
 import type { Container } from './container.js'
 import type { ErrorRenderer } from './error-boundary.js'
 import type { Invoker } from './handlers.js'
@@ -79,7 +80,7 @@ export interface KernelOptions {
  * others, and fw.config.ts's `kernel` is checked against the same list (so this file imports
  * nothing the CLI would not want to load).
  */
-export const KERNEL_OPTIONS: readonly string[] = Object.keys({
+export const KERNEL_OPTIONS: readonly string[] = optionNames<KernelOptions>({
   routeCache: 1,
   matcher: 1,
   register: 1,
@@ -103,7 +104,7 @@ export const KERNEL_OPTIONS: readonly string[] = Object.keys({
   views: 1,
   request: 1,
   signingKeys: 1,
-} satisfies Record<keyof KernelOptions, 1>)
+})
 
 /** The keys of signed URLs: the option, else URL_SIGNING_KEYS, else JWT_SECRET; a random one in development. */
 export function signingKeys(

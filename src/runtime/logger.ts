@@ -138,21 +138,26 @@ function redact(value: unknown, depth: number): unknown {
  * Past MAX_TEXT characters it is cut: a log line needs no megabyte body.
  */
 export function redactText(text: string): string {
-  const cut = text.length > MAX_TEXT
-  const shown = cut ? text.slice(0, MAX_TEXT) : text
-  const redacted = shown
-    .replace(HEADER_LINE, (line, name: string, colon: string) =>
-      isSecretName(name) ? `${name}${colon} [Redacted]` : line,
-    )
-    .replace(BEARER, '$1 [Redacted]')
-    .replace(JWT, '[Redacted]')
-    .replace(JSON_FIELD, (field, name: string, colon: string) =>
-      isSecretName(name) ? `"${name}"${colon}"[Redacted]"` : field,
-    )
-    .replace(FORM_FIELD, (field, name: string) =>
-      isSecretName(name) ? `${name}=[Redacted]` : field,
-    )
-  return cut ? `${redacted}… [${text.length - MAX_TEXT} more characters]` : redacted
+  return capped(text, (shown) =>
+    shown
+      .replace(HEADER_LINE, (line, name: string, colon: string) =>
+        isSecretName(name) ? `${name}${colon} [Redacted]` : line,
+      )
+      .replace(BEARER, '$1 [Redacted]')
+      .replace(JWT, '[Redacted]')
+      .replace(JSON_FIELD, (field, name: string, colon: string) =>
+        isSecretName(name) ? `"${name}"${colon}"[Redacted]"` : field,
+      )
+      .replace(FORM_FIELD, (field, name: string) =>
+        isSecretName(name) ? `${name}=[Redacted]` : field,
+      ),
+  )
+}
+
+/** `redact` of `text`'s first MAX_TEXT characters, saying how many more were cut. */
+function capped(text: string, redact: (shown: string) => string): string {
+  if (text.length <= MAX_TEXT) return redact(text)
+  return `${redact(text.slice(0, MAX_TEXT))}… [${text.length - MAX_TEXT} more characters]`
 }
 
 /**
@@ -163,13 +168,9 @@ export function redactText(text: string): string {
  * redactTarget('/files/7?_exp=1700000000&_sig=ab12') // '/files/7?_exp=1700000000&_sig=[Redacted]'
  */
 export function redactTarget(target: string): string {
-  const cut = target.length > MAX_TEXT
-  const shown = maskSecretParams(
-    (cut ? target.slice(0, MAX_TEXT) : target).replace(JWT, '[Redacted]'),
-    '[Redacted]',
-    isSecretParam,
+  return capped(target, (shown) =>
+    maskSecretParams(shown.replace(JWT, '[Redacted]'), '[Redacted]', isSecretParam),
   )
-  return cut ? `${shown}… [${target.length - MAX_TEXT} more characters]` : shown
 }
 
 // A query parameter's name, decoded, or a signed URL's `_sig`, which opens the URL to whoever

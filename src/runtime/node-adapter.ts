@@ -13,7 +13,7 @@ import { FwResponse } from './response.js'
 import { logExchange } from './access-log.js'
 import { onceGone } from './gone.js'
 import { answerFailure, discardBody, send } from './send-response.js'
-import { checkOptions } from '../shared/option-names.js'
+import { checkOptions, optionNames } from '../shared/option-names.js'
 import {
   answerClientError,
   answerConnect,
@@ -36,6 +36,8 @@ export interface ListenerOptions {
   expectContinue?: boolean | undefined
 }
 
+const LISTENER_OPTIONS = optionNames<ListenerOptions>({ expectContinue: 1 })
+
 /**
  * The 'request' listener: answers each request through the kernel current at its arrival. Before
  * routing it refuses, and closes the connection after, a header list Node cut short (431), an
@@ -48,7 +50,7 @@ export interface ListenerOptions {
  * server.listen(3000)
  */
 export function createListener(current: () => Kernel, options: ListenerOptions = {}): NodeListener {
-  checkOptions('createListener()', options, ['expectContinue'] satisfies (keyof ListenerOptions)[])
+  checkOptions('createListener()', options, LISTENER_OPTIONS)
   const expectContinue = options.expectContinue === true
   // Made once per listener, so a request allocates no closure to be answered. They log through
   // current(): after a watch swap, the new kernel's logger, the same one.

@@ -12,7 +12,7 @@ import { badRequest, forbidden, gone } from './http-error.js'
 import { decodeComponent } from './request/query.js'
 import type { FwRequest } from './request/request.js'
 import type { UrlParams, UrlQuery } from './types.js'
-import { checkOptions } from '../shared/option-names.js'
+import { checkOptions, optionNames } from '../shared/option-names.js'
 
 export type PayloadMode = 'relative' | 'absolute'
 
@@ -45,14 +45,14 @@ export interface UrlSignerOptions {
   routedToDomain?: ((request: FwRequest) => boolean) | undefined
 }
 
-const SIGNER_OPTIONS = Object.keys({
+const SIGNER_OPTIONS = optionNames<UrlSignerOptions>({
   keys: 1,
   urlFor: 1,
   now: 1,
   payloadMode: 1,
   hasDomain: 1,
   routedToDomain: 1,
-} satisfies Record<keyof UrlSignerOptions, 1>)
+})
 
 /**
  * @example

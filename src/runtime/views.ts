@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { FwResponse } from './response.js'
 import type { ViewEngine } from './types.js'
-import { checkOptions } from '../shared/option-names.js'
+import { checkOptions, optionNames } from '../shared/option-names.js'
 
 // `=` and a backtick too (as Handlebars does): in an unquoted attribute, `title={{ v }}`, a
 // value `x onclick=alert(1)` would otherwise add an event handler attribute. A space still ends
@@ -29,6 +29,15 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"'=`]/g, (c) => ESCAPES[c]!)
 }
 
+/** Where TemplateViews finds its views, and whether it keeps them once read. */
+export interface TemplateViewsOptions {
+  dir?: string
+  templates?: Record<string, string>
+  cache?: boolean
+}
+
+const VIEWS_OPTIONS = optionNames<TemplateViewsOptions>({ dir: 1, templates: 1, cache: 1 })
+
 /**
  * @example
  * new TemplateViews({ dir: 'views' }).render('hello', { name: 'Ada' })
@@ -39,8 +48,8 @@ export class TemplateViews implements ViewEngine {
   readonly #cache: boolean
 
   /** `cache: false` reads a view's file at each render (the kernel's default in development). */
-  constructor(options: { dir?: string; templates?: Record<string, string>; cache?: boolean } = {}) {
-    checkOptions('new TemplateViews()', options, ['dir', 'templates', 'cache'])
+  constructor(options: TemplateViewsOptions = {}) {
+    checkOptions('new TemplateViews()', options, VIEWS_OPTIONS)
     this.#dir = resolve(options.dir ?? 'views')
     this.#cache = options.cache ?? true
     for (const [name, text] of Object.entries(options.templates ?? {}))

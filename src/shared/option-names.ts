@@ -38,6 +38,16 @@ export function closestName(name: string, known: readonly string[]): string | un
 }
 
 /**
+ * The option names of `T`, for checkOptions: the object lists each exactly once, the type
+ * refusing a missing or an extra one, so the list cannot drift from the options type.
+ * @example
+ * const VIEWS_OPTIONS = optionNames<TemplateViewsOptions>({ dir: 1, templates: 1, cache: 1 })
+ */
+export function optionNames<T>(names: Record<keyof T, 1>): readonly string[] {
+  return Object.keys(names)
+}
+
+/**
  * Refuses the first key of `options` that `known` does not list, naming the nearest valid one
  * (else all of them) in a TypeError, or in the error `fail` makes of the message. Keys whose value
  * is undefined count too: the misspelling is the same. Not an object: nothing to check here.

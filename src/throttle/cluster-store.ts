@@ -12,7 +12,7 @@ import { answerWorkers, PrimaryClient } from '../runtime/cluster-ipc.js'
 import type { ThrottleDecision, ThrottleRule } from './limiter.js'
 import { MemoryStore, type MemoryStoreOptions } from './memory-store.js'
 import { ThrottleStoreError, type ThrottleStore } from './store.js'
-import { checkOptions } from '../shared/option-names.js'
+import { checkOptions, optionNames } from '../shared/option-names.js'
 
 /** Set in the primary's environment (and so in its workers') once it answers throttle checks. */
 export const PRIMARY_ENV = 'FW_THROTTLE_PRIMARY'
@@ -30,13 +30,13 @@ export interface ClusterStoreOptions {
  * @example
  * const store = cluster.isWorker ? new ClusterStore() : new MemoryStore()
  */
+const CLUSTER_STORE_OPTIONS = optionNames<ClusterStoreOptions>({ timeoutMs: 1 })
+
 export class ClusterStore implements ThrottleStore {
   readonly #primary: PrimaryClient
 
   constructor(options: ClusterStoreOptions = {}) {
-    checkOptions('new ClusterStore()', options, [
-      'timeoutMs',
-    ] satisfies (keyof ClusterStoreOptions)[])
+    checkOptions('new ClusterStore()', options, CLUSTER_STORE_OPTIONS)
     this.#primary = new PrimaryClient({
       tag: TAG,
       what: 'a throttle check',

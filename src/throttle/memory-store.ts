@@ -25,7 +25,7 @@ import {
   type ThrottleRule,
 } from './limiter.js'
 import type { ThrottleStore } from './store.js'
-import { checkOptions } from '../shared/option-names.js'
+import { checkOptions, optionNames } from '../shared/option-names.js'
 
 export interface MemoryStoreOptions {
   /** Counters kept at most; the least recently used goes first. Default 50 000. */
@@ -52,6 +52,8 @@ const SWEEP_PER_CHECK = 2
  * const store = new MemoryStore({ maxKeys: 10_000 })
  * store.hit('ip:203.0.113.9', { max: 5, windowMs: 60_000 }).allowed // true
  */
+const MEMORY_STORE_OPTIONS = optionNames<MemoryStoreOptions>({ maxKeys: 1, clock: 1 })
+
 export class MemoryStore implements ThrottleStore {
   readonly #counters = new Map<string, Counter>()
   readonly #maxKeys: number
@@ -60,10 +62,7 @@ export class MemoryStore implements ThrottleStore {
   readonly #exhausted = new RecencyList()
 
   constructor(options: MemoryStoreOptions = {}) {
-    checkOptions('new MemoryStore()', options, [
-      'maxKeys',
-      'clock',
-    ] satisfies (keyof MemoryStoreOptions)[])
+    checkOptions('new MemoryStore()', options, MEMORY_STORE_OPTIONS)
     this.#maxKeys = checkMaxKeys(options.maxKeys ?? 50_000)
     this.#clock = options.clock ?? systemClock
   }

@@ -25,7 +25,7 @@ import { laterLayers, layerScope, type LayerSite } from './layer-scope.js'
 import { parseRule, type ThrottleDecision, type ThrottleRule } from './limiter.js'
 import { MemoryStore } from './memory-store.js'
 import type { ThrottleStore } from './store.js'
-import { checkOptions } from '../shared/option-names.js'
+import { checkOptions, optionNames } from '../shared/option-names.js'
 
 export interface ThrottleOptions {
   /** Where counters live. Default: a new in-process MemoryStore (see `createStoreFromEnv`). */
@@ -49,7 +49,7 @@ export interface ThrottleOptions {
   warnEverySeconds?: number | undefined
 }
 
-const THROTTLE_OPTIONS = Object.keys({
+const THROTTLE_OPTIONS = optionNames<ThrottleOptions>({
   store: 1,
   keyFn: 1,
   tenant: 1,
@@ -58,7 +58,7 @@ const THROTTLE_OPTIONS = Object.keys({
   ipv6Prefix: 1,
   alias: 1,
   warnEverySeconds: 1,
-} satisfies Record<keyof ThrottleOptions, 1>)
+})
 
 /** Shared by the throttle layers of one request. */
 interface Chain {

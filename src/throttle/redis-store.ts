@@ -15,7 +15,7 @@ import { Redis, type RedisOptions } from 'ioredis'
 import { decide, type ThrottleDecision, type ThrottleRule } from './limiter.js'
 import { ThrottleStoreError, type ThrottleStore } from './store.js'
 import { within } from '../shared/within.js'
-import { checkOptions } from '../shared/option-names.js'
+import { checkOptions, optionNames } from '../shared/option-names.js'
 
 // KEYS[1] the counter; ARGV[1] max, ARGV[2] window (ms). Returns
 // { allowed 0/1, remaining, newest admission, admission whose expiry frees a slot, now } in ms.
@@ -66,13 +66,13 @@ export interface RedisStoreOptions {
   connectTimeoutMs?: number | undefined
 }
 
-const REDIS_OPTIONS = Object.keys({
+const REDIS_OPTIONS = optionNames<RedisStoreOptions>({
   url: 1,
   client: 1,
   prefix: 1,
   commandTimeoutMs: 1,
   connectTimeoutMs: 1,
-} satisfies Record<keyof RedisStoreOptions, 1>)
+})
 
 /**
  * @example

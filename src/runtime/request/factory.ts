@@ -12,7 +12,7 @@ import {
 import type { FileMap } from './multipart.js'
 import { checkRequestOptions, type ResolvedOptions } from './options.js'
 import type { RequestOptions } from '../types.js'
-import { checkOptions } from '../../shared/option-names.js'
+import { checkOptions, optionNames } from '../../shared/option-names.js'
 import { copyDeep, emptyParams, type Params } from './params.js'
 import { buildQuery, parseParams } from './query.js'
 import { tooLarge } from './read-body.js'
@@ -48,7 +48,7 @@ export interface CreateRequestInit {
   signal?: AbortSignal
 }
 
-const INIT_NAMES = Object.keys({
+const INIT_NAMES = optionNames<CreateRequestInit>({
   method: 1,
   uri: 1,
   query: 1,
@@ -60,7 +60,7 @@ const INIT_NAMES = Object.keys({
   body: 1,
   attributes: 1,
   signal: 1,
-} satisfies Record<keyof CreateRequestInit, 1>)
+})
 
 /**
  * Refuses a name `create()` would ignore, in its init or its options (`header:` for `headers:`

@@ -2,7 +2,7 @@
 import { tmpdir } from 'node:os'
 import proxyaddr from 'proxy-addr'
 import { FwError } from '../../shared/errors.js'
-import { checkOptions } from '../../shared/option-names.js'
+import { checkOptions, optionNames } from '../../shared/option-names.js'
 import { DEFAULT_BODY_LIMITS, type BodyLimits, type RequestOptions } from '../types.js'
 
 export type TrustFunction = (address: string, hop: number) => boolean
@@ -54,6 +54,8 @@ function remember(trust: TrustFunction): TrustFunction {
   }
 }
 
+const REQUEST_OPTIONS = optionNames<RequestOptions>({ trustProxy: 1, limits: 1, uploadDir: 1 })
+
 /**
  * Refuses an option name RequestOptions (or its `limits`) does not have, where the options are
  * given (at boot, in FwRequest.create), not per request.
@@ -65,7 +67,7 @@ export function checkRequestOptions(
   options: RequestOptions | undefined,
   fail?: (message: string) => Error,
 ): void {
-  checkOptions(where, options, ['trustProxy', 'limits', 'uploadDir'], fail)
+  checkOptions(where, options, REQUEST_OPTIONS, fail)
   checkOptions(`${where}.limits`, options?.limits, Object.keys(DEFAULT_BODY_LIMITS), fail)
 }
 
