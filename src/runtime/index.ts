@@ -75,6 +75,7 @@ export {
   type UploadedFileInit,
 } from './request/uploaded-file.js'
 export type { FileMap } from './request/multipart.js'
+export type { ParamsInit } from './request/params.js'
 export type {
   Middleware,
   MiddlewareFactory,

@@ -2,10 +2,17 @@
  * Emits `router.d.mts`, the declarations of the cache entry, with ts-morph. Route names and their
  * parameters become an interface, so `urlFor('v1.users.show', { id: 1 })` is checked by the
  * user's TypeScript: an unknown name or a missing or mistyped parameter is a compile error.
+ * Names go through `lit`: ASCII, as every file a build writes, a name beyond it as `\u` escapes,
+ * which TypeScript reads as the same name (and prints as the name in its messages).
+ *
+ * Every name stays in the union, however many: for the 10,000 routes of the scale benchmark the
+ * file is ~350 KB, and a strict tsc of a program calling urlFor checks in ~0.3 s and ~30 MB more
+ * than one that does not import it (measured on TypeScript 5.9).
  */
 import { GENERATED_MARK } from '../../shared/cache-format.js'
 import type { ParamSegment } from '../../shared/pattern.js'
 import type { AnalyzedRoute, RouteTable } from '../analyze.js'
+import { lit } from './code.js'
 // Types only: ts-morph itself is loaded by emitTypes, when a build is written.
 import type {
   OptionalKind,
@@ -199,7 +206,7 @@ function addRouteParams(file: SourceFile, table: RouteTable): void {
   const named = table.routes.flatMap((route) =>
     route.record.name === null
       ? []
-      : [{ name: JSON.stringify(route.record.name), params: routeParams(route) }],
+      : [{ name: lit(route.record.name), params: routeParams(route) }],
   )
   const lastOfShape = new Map(named.map(({ name, params }) => [params, name]))
   file.addStatements((writer) => {
@@ -237,10 +244,10 @@ function routeParams(route: AnalyzedRoute): string {
     // undefined is left out like null (written out for exactOptionalPropertyTypes). To tsc an
     // object without a `valueOf` key still has Object's method of that name, which an optional
     // `valueOf` parameter must accept, or leaving it out fails; urlFor ignores inherited keys.
-    const inherited = OBJECT_MEMBERS.has(p.name) ? ` | Object[${JSON.stringify(p.name)}]` : ''
+    const inherited = OBJECT_MEMBERS.has(p.name) ? ` | Object[${lit(p.name)}]` : ''
     return p.optional
-      ? `${JSON.stringify(p.name)}?: ${type} | null | undefined${inherited}`
-      : `${JSON.stringify(p.name)}: ${type}`
+      ? `${lit(p.name)}?: ${type} | null | undefined${inherited}`
+      : `${lit(p.name)}: ${type}`
   })
   return fields.length === 0 ? NO_PARAMS : `{ ${fields.join('; ')} }`
 }

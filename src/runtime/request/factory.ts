@@ -13,7 +13,7 @@ import type { FileMap } from './multipart.js'
 import { checkRequestOptions, type ResolvedOptions } from './options.js'
 import type { RequestOptions } from '../types.js'
 import { checkOptions, optionNames } from '../../shared/option-names.js'
-import { copyDeep, emptyParams, type Params } from './params.js'
+import { copyDeep, emptyParams, type Params, type ParamsInit } from './params.js'
 import { buildQuery, parseParams } from './query.js'
 import { tooLarge } from './read-body.js'
 import { assemble, serverParams, type RequestState } from './state.js'
@@ -29,11 +29,11 @@ export interface CreateRequestInit {
    */
   uri?: string
   /** Merged over the URI's query string. */
-  query?: Params
-  /** The parsed body (form data), as PSR-7's parsed body. */
-  post?: Params
+  query?: ParamsInit
+  /** The parsed body (form data), as PSR-7's parsed body; an object typed with an interface too. */
+  post?: ParamsInit
   headers?: HeaderInit
-  cookies?: Params
+  cookies?: ParamsInit
   files?: FileMap
   /** Overrides of server params; REMOTE_ADDR (default 127.0.0.1) is also the peer address. */
   server?: Record<string, string | number>

@@ -10,6 +10,16 @@
 /** A parsed parameter map (null prototype). */
 export type Params = Record<string, unknown>
 
+/**
+ * A parameter map a caller gives (`FwRequest.create()`'s query, post and cookies, the `with*`
+ * copies): any object, its keys the names. `Record<string, unknown>` refused a value typed with an
+ * interface (`post: login`, `login: Login`), which has no index signature; one of `any` is the
+ * only index signature every object type meets. A number, string or boolean is still refused.
+ * @example
+ * const post: ParamsInit = login // interface Login { email: string; password: string }
+ */
+export type ParamsInit = { readonly [key: string]: any }
+
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set([
   '__proto__',
   'constructor',

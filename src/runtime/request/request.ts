@@ -11,12 +11,12 @@ import { checkCreateArgs, contentSlot, createState, type CreateRequestInit } fro
 import type { BodyData } from './content.js'
 import { parsedBodyPatch, paramsReader, uploadedFilesPatch, uriPatch } from './derive.js'
 import * as h from './headers.js'
-import { copyAt, select, valueAt, type Fields } from './input.js'
+import { copyAt, select, valueAt } from './input.js'
 import { InputMethods, mixInto } from './input-methods.js'
 import { MethodChecks } from './method-checks.js'
 import type { FileMap } from './multipart.js'
 import { resolveOptions, type TrustFunction } from './options.js'
-import { copyDeep, copyParams, type Params } from './params.js'
+import { copyDeep, copyParams, type Params, type ParamsInit } from './params.js'
 import { signalOf } from './signal.js'
 import { effectiveMethod, nodeState, webState, type RequestState } from './state.js'
 import * as uri from './uri.js'
@@ -338,7 +338,7 @@ export class FwRequest {
    * A copy whose parsed body (what `input()`/`post()` read) is `data`; with null, a copy without
    * one (PSR-7: `getParsedBody()` is then null, and `input()` empty).
    */
-  withParsedBody(data: Fields | null): FwRequest {
+  withParsedBody(data: ParamsInit | unknown[] | null): FwRequest {
     return this.#with(parsedBodyPatch(this.#s, data))
   }
 
@@ -346,11 +346,11 @@ export class FwRequest {
     return this.#with(uploadedFilesPatch(this.#s, files))
   }
 
-  withQueryParams(params: Params): FwRequest {
+  withQueryParams(params: ParamsInit): FwRequest {
     return this.#with({ query: paramsReader(params) })
   }
 
-  withCookieParams(cookies: Params): FwRequest {
+  withCookieParams(cookies: ParamsInit): FwRequest {
     return this.#with({ cookies: paramsReader(cookies) })
   }
 
