@@ -30,6 +30,7 @@ export {
   type RedirectStatus,
 } from './response.js'
 export type { BodyInput } from './response-body.js'
+export type { CookieOptions, ExpiredCookieOptions } from './set-cookie.js'
 export {
   HttpError,
   badRequest,

@@ -7,6 +7,13 @@ import { Readable } from 'node:stream'
 import { describeStatus, type HeaderMap } from './http-error.js'
 import { toBody, type BodyInput } from './response-body.js'
 import { lowerName } from './request/headers.js'
+import {
+  expiredCookieField,
+  setCookieField,
+  withCookieField,
+  type CookieOptions,
+  type ExpiredCookieOptions,
+} from './set-cookie.js'
 
 export type Body = string | Uint8Array | Readable | null
 
@@ -83,6 +90,34 @@ export class FwResponse {
       this.body,
       this.view,
     )
+  }
+
+  /**
+   * A copy that sets cookie `name` to `value`, percent-encoded (`;`, CR and LF cannot end it):
+   * one more Set-Cookie field, replacing an earlier one of the same name, path and domain.
+   * Defaults: `path: '/'`, `httpOnly: true`, `sameSite: 'lax'`, not `secure`. A name that is no
+   * token, a control character in an attribute, a maxAge that is no finite number, `sameSite:
+   * 'none'` or `partitioned` without `secure`, and a `__Secure-` or `__Host-` cookie that breaks
+   * its prefix's rules are a TypeError (a 500 when a handler makes it).
+   * @example
+   * return json({ ok: true }).withCookie('theme', 'dark', { maxAge: 60 * 60 * 24 * 365 })
+   */
+  withCookie(name: string, value: string, options?: CookieOptions): FwResponse {
+    return this.#withSetCookie(setCookieField(name, value, options))
+  }
+
+  /**
+   * A copy that expires cookie `name` (empty, `Max-Age=0`, an Expires in 1970): give the path and
+   * domain it was set with, as a browser only replaces the cookie they name.
+   * @example
+   * return redirect('/').withoutCookie('sid')
+   */
+  withoutCookie(name: string, options?: ExpiredCookieOptions): FwResponse {
+    return this.#withSetCookie(expiredCookieField(name, options))
+  }
+
+  #withSetCookie(field: string): FwResponse {
+    return this.withHeader('set-cookie', withCookieField(this.headers['set-cookie'], field))
   }
 
   withStatus(status: number): FwResponse {

@@ -26,6 +26,7 @@ const ALLOWED_PACKAGES = [
   'content-disposition',
   'fresh',
   'range-parser',
+  'cookie',
 ]
 // The runtime (kernel, request with body parsing, middleware) measured 46 KB minified when this
 // budget was set; raise it deliberately, not silently. Session 11 raised it 64 → 74 KB (71 KB
@@ -90,7 +91,10 @@ const ALLOWED_PACKAGES = [
 // misspelt option (`requestScopeEnbled`) of Kernel.boot, its `request` and `limits`,
 // createListener, UrlSigner, TemplateViews and FwRequest.create refused with the name it
 // resembles) raised it 109 → 112 KB (111.3 KB then).
-const BUDGET_BYTES = 112_000
+// Cookies set on responses (withCookie, withoutCookie: set-cookie.ts, their defaults and the
+// browser rules checked) raised it 112 → 115 KB (114.84 KB then, from 111.65). The `cookie`
+// package itself is external here, as every package is (2.8 KB minified, loaded at start-up).
+const BUDGET_BYTES = 115_000
 
 describe('runtime import boundary', () => {
   it.each(ENTRIES)('%s reaches no compiler, CLI or serve code', (entry) => {
