@@ -325,11 +325,24 @@ export async function closeDefaultAuth(): Promise<void> {
   await current?.close()
 }
 
-/** Creates a user with a freshly hashed password. */
+const NEW_USER_FIELDS = optionNames<Parameters<typeof createUser>[1]>({
+  email: 1,
+  name: 1,
+  password: 1,
+  roles: 1,
+})
+
+/**
+ * Creates a user with a freshly hashed password.
+ * @example
+ * await createUser(auth, { email: 'ada@example.com', name: 'Ada', password, roles: ['admin'] })
+ */
 export async function createUser(
   auth: Auth,
   user: { email: string; name: string; password: string; roles?: readonly string[] },
 ): Promise<UserRecord> {
+  // `role: ['admin']` made a user without the role, and said nothing.
+  checkOptions('createUser()', user, NEW_USER_FIELDS)
   const { users } = await auth.database()
   return users.create({
     email: user.email,

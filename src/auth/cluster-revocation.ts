@@ -10,11 +10,13 @@
  */
 import { answerWorkers, PrimaryClient } from '../runtime/cluster-ipc.js'
 import {
+  MEMORY_REVOCATION_OPTIONS,
   MemoryRevocationList,
   RevocationListFullError,
   type MemoryRevocationOptions,
   type RevocationList,
 } from './revocation.js'
+import { checkOptions, optionNames } from '../shared/option-names.js'
 
 /** Set in the primary's environment (and so in its workers') once it answers revocation calls. */
 export const REVOCATION_PRIMARY_ENV = 'FW_REVOCATION_PRIMARY'
@@ -35,6 +37,9 @@ export interface ClusterRevocationOptions {
   timeoutMs?: number
 }
 
+const CLUSTER_REVOCATION_OPTIONS = optionNames<ClusterRevocationOptions>({ timeoutMs: 1 })
+const PRIMARY_OPTIONS = [...MEMORY_REVOCATION_OPTIONS, 'list']
+
 /**
  * The worker side: asks the primary for every revoke and every check.
  * @example
@@ -44,6 +49,7 @@ export class ClusterRevocationList implements RevocationList {
   readonly #primary: PrimaryClient
 
   constructor(options: ClusterRevocationOptions = {}) {
+    checkOptions('new ClusterRevocationList()', options, CLUSTER_REVOCATION_OPTIONS)
     this.#primary = new PrimaryClient({
       tag: TAG,
       what: 'a revocation call',
@@ -92,7 +98,10 @@ export class ClusterRevocationList implements RevocationList {
 export function setupRevocationPrimary(
   options: MemoryRevocationOptions & { list?: MemoryRevocationList } = {},
 ): () => void {
-  const list = options.list ?? new MemoryRevocationList(options)
+  checkOptions('setupRevocationPrimary()', options, PRIMARY_OPTIONS)
+  // `list` is no MemoryRevocationList option: left in, the list refused it as unknown.
+  const { list: given, ...memory } = options
+  const list = given ?? new MemoryRevocationList(memory)
   // Called as the message arrives, not queued: the memory list tests and sets before its first
   // await, so no other worker's call comes in between. A malformed call gets no answer (its
   // worker times out: 503), never a crash.

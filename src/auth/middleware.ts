@@ -13,6 +13,7 @@ import type { Middleware, MiddlewareFactory } from '../runtime/types.js'
 import type { TokenService } from './jwt.js'
 import { parseSubject, readRoles } from './internal/token-shape.js'
 import type { RevocationList } from './revocation.js'
+import { checkOptions, optionNames } from '../shared/option-names.js'
 
 export const BEARER_PREFIX = 'Bearer '
 
@@ -34,12 +35,16 @@ export interface AuthMiddlewareOptions {
   revocations?: RevocationList | (() => RevocationList | Promise<RevocationList>) | null | undefined
 }
 
+const AUTH_MIDDLEWARE_OPTIONS = optionNames<AuthMiddlewareOptions>({ tokens: 1, revocations: 1 })
+
 /**
  * The 'auth' alias factory.
  * @example
  * Kernel.boot({ ..., middleware: { auth: authMiddleware({ tokens, revocations }) } })
  */
 export function authMiddleware(options: AuthMiddlewareOptions): MiddlewareFactory {
+  // `revocation: list` left every logged-out token working.
+  checkOptions('authMiddleware()', options, AUTH_MIDDLEWARE_OPTIONS)
   return (params) => {
     if (params.length > 0)
       throw new TypeError(`The auth middleware takes no parameters, got "auth:${params.join(',')}"`)

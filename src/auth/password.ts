@@ -12,6 +12,7 @@
  */
 import * as argon2 from '@node-rs/argon2'
 import * as bcrypt from '@node-rs/bcrypt'
+import { closestName } from '../shared/option-names.js'
 
 /** Longer passwords are refused before any hashing (the work is linear in the length). */
 export const MAX_PASSWORD_BYTES = 1024
@@ -41,6 +42,7 @@ const ARGON2_HASH =
   /^\$argon2(id|i)\$v=(16|19)\$m=\d{1,10},t=\d{1,10},p=\d{1,3}\$[A-Za-z0-9+/]{11,}\$[A-Za-z0-9+/]{16,}$/
 
 export type HashAlgorithm = 'argon2id' | 'bcrypt'
+const ALGORITHMS: readonly HashAlgorithm[] = ['argon2id', 'bcrypt']
 
 /**
  * How a password matched: `match`, or `legacy` when only its unnormalised form did (a hash written
@@ -65,6 +67,13 @@ export async function hashPassword(
   password: string,
   algorithm: HashAlgorithm = 'argon2id',
 ): Promise<string> {
+  // Anything but 'bcrypt' hashed with argon2id: `'bcypt'` for a legacy system's sake, silently not.
+  if (!ALGORITHMS.includes(algorithm)) {
+    const near = closestName(String(algorithm), ALGORITHMS)
+    throw new TypeError(
+      `hashPassword(): unknown algorithm \`${String(algorithm)}\` — ${near === undefined ? `use ${ALGORITHMS.join(' or ')}` : `did you mean \`${near}\`?`}`,
+    )
+  }
   password = normalizePassword(password)
   const bytes = Buffer.byteLength(password)
   if (bytes === 0) throw new RangeError('The password is empty')

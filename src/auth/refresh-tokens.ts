@@ -7,6 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { formatDateTime, type AccessTokenRef, type RefreshTokenStore } from './stores/types.js'
+import { checkOptions, optionNames } from '../shared/option-names.js'
 
 /** 30 days. */
 export const REFRESH_TOKEN_TTL = 2_592_000
@@ -40,6 +41,12 @@ export interface RefreshTokensOptions {
   revokeAccessTokens?: (tokens: AccessTokenRef[], userId: number) => Promise<void>
 }
 
+const REFRESH_TOKENS_OPTIONS = optionNames<RefreshTokensOptions>({
+  now: 1,
+  ttl: 1,
+  revokeAccessTokens: 1,
+})
+
 /**
  * @example
  * const refresh = new RefreshTokens(db.refreshTokens)
@@ -56,6 +63,8 @@ export class RefreshTokens {
   #purgedAt = -Infinity
 
   constructor(store: RefreshTokenStore, options: RefreshTokensOptions = {}) {
+    // `revokeAccessToken` left a thief's access tokens live after the theft was seen.
+    checkOptions('new RefreshTokens()', options, REFRESH_TOKENS_OPTIONS)
     this.#store = store
     this.#now = options.now ?? Date.now
     this.#ttl = options.ttl ?? REFRESH_TOKEN_TTL

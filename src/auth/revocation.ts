@@ -6,6 +6,7 @@
 import type { Redis } from 'ioredis'
 import { within } from '../shared/within.js'
 import { CLOCK_TOLERANCE } from './jwt.js'
+import { checkOptions, optionNames } from '../shared/option-names.js'
 
 /**
  * @example
@@ -43,6 +44,12 @@ export interface MemoryRevocationOptions {
   maxPerSubject?: number | undefined
   now?: (() => number) | undefined
 }
+
+export const MEMORY_REVOCATION_OPTIONS = optionNames<MemoryRevocationOptions>({
+  maxEntries: 1,
+  maxPerSubject: 1,
+  now: 1,
+})
 
 /** A revocation that would not fit: callers answer 503, as for a store that is down. */
 export class RevocationListFullError extends Error {
@@ -92,6 +99,7 @@ export class MemoryRevocationList implements RevocationList {
   #sweptAt = -Infinity
 
   constructor(options: MemoryRevocationOptions = {}) {
+    checkOptions('new MemoryRevocationList()', options, MEMORY_REVOCATION_OPTIONS)
     this.#max = options.maxEntries ?? 100_000
     this.#maxPerSubject = options.maxPerSubject ?? Math.max(1, Math.floor(this.#max / 100))
     this.#now = options.now ?? Date.now
@@ -177,6 +185,12 @@ export interface RedisRevocationOptions {
   now?: (() => number) | undefined
 }
 
+const REDIS_REVOCATION_OPTIONS = optionNames<RedisRevocationOptions>({
+  prefix: 1,
+  commandTimeoutMs: 1,
+  now: 1,
+})
+
 /**
  * Redis-backed: `SET <prefix><jti> 1 EX <seconds until exp, + CLOCK_TOLERANCE>`; shared by every
  * process and host.
@@ -195,6 +209,7 @@ export class RedisRevocationList implements RevocationList {
   readonly #now: () => number
 
   constructor(redis: Redis, options: RedisRevocationOptions = {}) {
+    checkOptions('new RedisRevocationList()', options, REDIS_REVOCATION_OPTIONS)
     this.#redis = redis
     this.#tried = redis.status === 'ready'
     if (!this.#tried) {
@@ -257,6 +272,8 @@ export async function connectRedisRevocations(
   url: string,
   options: RedisRevocationOptions = {},
 ): Promise<RedisRevocationList> {
+  // Before a connection exists to be left open.
+  checkOptions('connectRedisRevocations()', options, REDIS_REVOCATION_OPTIONS)
   const { Redis } = await import('ioredis')
   // A Redis that stops answering fails each check within 1 s (503, as the cluster path does)
   // instead of holding every authenticated request: the timeout also runs while a command waits

@@ -8,6 +8,7 @@ import type { FwRequest } from '../runtime/request/request.js'
 import type { FwResponse } from '../runtime/response.js'
 import { defaultAuth, type Auth } from './auth.js'
 import { oauthBody, type AuthHandlers } from './handlers.js'
+import { checkOptions, optionNames } from '../shared/option-names.js'
 
 export interface AuthRoutesOptions {
   /**
@@ -28,6 +29,14 @@ export interface AuthRoutesOptions {
   admin?: boolean | undefined
 }
 
+const AUTH_ROUTES_OPTIONS = optionNames<AuthRoutesOptions>({
+  loginMiddleware: 1,
+  refreshMiddleware: 1,
+  refreshTokens: 1,
+  oauth: 1,
+  admin: 1,
+})
+
 /**
  * Registers POST /auth/login, /auth/refresh, /auth/logout, GET /auth/me, POST /rt/auth/login,
  * /rt/auth/refresh, /oauth/token and GET /admin/users (names auth.login, ..., admin.users).
@@ -42,6 +51,8 @@ export function authRoutes(
   auth: Auth | (() => Auth) = defaultAuth,
   options: AuthRoutesOptions = {},
 ): void {
+  // `admn: false` registered GET /admin/users all the same.
+  checkOptions('authRoutes()', options, AUTH_ROUTES_OPTIONS)
   const current = typeof auth === 'function' ? auth : () => auth
   const handle = (name: keyof AuthHandlers): ((request: FwRequest) => Promise<FwResponse>) => {
     const handler = (request: FwRequest): Promise<FwResponse> => current().handlers[name](request)

@@ -10,6 +10,7 @@ import { planFile, type FilePlan } from './file-conditions.js'
 import { forbidden, HttpError, notFound, type HeaderMap } from './http-error.js'
 import type { FwRequest } from './request/request.js'
 import { FwResponse } from './response.js'
+import { checkOptions, optionNames } from '../shared/option-names.js'
 
 export interface FileOptions {
   /** Content-Type; by default from the file's extension, else `application/octet-stream`. */
@@ -28,6 +29,13 @@ export interface FileOptions {
    */
   request?: FwRequest | undefined
 }
+
+const FILE_OPTIONS = optionNames<FileOptions>({
+  contentType: 1,
+  download: 1,
+  headers: 1,
+  request: 1,
+})
 
 // Loaded on first use: mime-types reads a 200 KB type database that an app which never sends a
 // file should not pay for at start-up.
@@ -48,6 +56,10 @@ const MISSING = new Set(['ENOENT', 'ENOTDIR', 'EISDIR', 'ENAMETOOLONG', 'ELOOP',
  * r.get('/invoices/{id:int}', (req, id) => file(`invoices/${id}.pdf`, { download: `invoice-${id}.pdf` }))
  */
 export async function file(path: string, options: FileOptions = {}): Promise<FwResponse> {
+  // Per request, unlike the other option checks: a walk over at most four keys, 30-60 ns
+  // (measured, Node 20) beside the open, stat and stream of a file() (~165 µs). Unchecked,
+  // `downlaod: 'a.pdf'` sent the file inline.
+  checkOptions('file()', options, FILE_OPTIONS)
   // A NUL byte names no file (the file system would cut the path there): a 404, as safePath's.
   if (path.includes('\0')) throw notFound()
   let handle

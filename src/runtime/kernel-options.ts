@@ -9,6 +9,7 @@ import type { Container } from './container.js'
 import type { ErrorRenderer } from './error-boundary.js'
 import type { Invoker } from './handlers.js'
 import type { Kernel } from './kernel.js'
+import type { HstsOptions } from './middleware/https-redirect.js'
 import type { ServiceProviderClass } from './kernel-providers.js'
 import type { Logger, Middleware, MiddlewareFactory, RequestOptions, ViewEngine } from './types.js'
 
@@ -48,6 +49,12 @@ export interface KernelOptions {
   postGlobalTags?: readonly string[] | undefined
   /** Set false to leave out client_ip, request_id, trace and the production HTTPS redirect. */
   builtins?: boolean | undefined
+  /**
+   * Strict-Transport-Security on responses to secure requests, where the HTTPS redirect is on
+   * (production, with the builtins). Default `max-age=15552000` (180 days), without
+   * includeSubDomains; `false` sends none; a handler's own header is kept.
+   */
+  hsts?: boolean | HstsOptions | undefined
   container?: Container | undefined
   invoker?: Invoker | undefined
   /** Provider objects, or classes the kernel instantiates once (with no arguments). */
@@ -93,6 +100,7 @@ export const KERNEL_OPTIONS: readonly string[] = optionNames<KernelOptions>({
   preGlobalTags: 1,
   postGlobalTags: 1,
   builtins: 1,
+  hsts: 1,
   container: 1,
   invoker: 1,
   serviceProviders: 1,

@@ -12,6 +12,7 @@ import { loadRouter, type CompiledRouter } from './load-router.js'
 import { createLogger, guardLogger } from './logger.js'
 import { builtinFactories } from './middleware/index.js'
 import { presetRequestId, withContext } from './middleware/context.js'
+import { hstsHeader } from './middleware/https-redirect.js'
 import { moduleFactories } from './middleware/modules.js'
 import {
   compose,
@@ -86,6 +87,8 @@ export class Kernel implements KernelServices {
   /** Whether the built-in request context (client_ip, request_id, trace) is on (KernelOptions.builtins). */
   readonly builtins: boolean
   readonly #options: KernelOptions
+  /** The Strict-Transport-Security of production's secure responses (KernelOptions.hsts). */
+  readonly #hsts: string | null
   readonly #views: ViewEngine
   readonly #rescueSettings: RescueSettings
   #routes: Step[] = []
@@ -124,6 +127,7 @@ export class Kernel implements KernelServices {
     this.sendTimeoutMs = options.sendTimeoutMs ?? SEND_TIMEOUT_MS
     this.accessLog = options.accessLog === true
     this.builtins = options.builtins !== false
+    this.#hsts = hstsHeader(options.hsts)
     this.#rescueSettings = {
       debug: this.env !== 'production' && (options.debug ?? false),
       log: this.log,
@@ -322,10 +326,10 @@ export class Kernel implements KernelServices {
     // The built-ins (request context, production HTTPS redirect) wrap everything, outermost.
     // With the access log on, the request id is the one the node adapter chose for its line.
     if (!this.builtins) return entryOf(pipeline)
-    const production = this.env === 'production'
+    const https = this.env === 'production' ? { hsts: this.#hsts } : null
     return this.accessLog
-      ? withContext(pipeline, rescue, production, presetRequestId)
-      : withContext(pipeline, rescue, production)
+      ? withContext(pipeline, rescue, https, presetRequestId)
+      : withContext(pipeline, rescue, https)
   }
 
   /** Routing: a hit runs the route's pipeline; misses become 404/405/400 or the automatic OPTIONS. */

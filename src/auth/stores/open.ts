@@ -4,6 +4,7 @@
  * Each driver is imported only when its URL is used.
  */
 import { redactUrl } from '../../shared/redact-url.js'
+import { checkOptions, optionNames } from '../../shared/option-names.js'
 import type { Database } from './types.js'
 
 export const DEFAULT_DATABASE_URL = 'sqlite:.fw/app.db'
@@ -16,7 +17,24 @@ export interface OpenDatabaseOptions {
    * milliseconds, then fails with SQLITE_BUSY (a 503). Default 5000.
    */
   busyBudgetMs?: number | undefined
+  /** PostgreSQL only: the pool's size. Default 10. */
+  max?: number | undefined
+  /**
+   * PostgreSQL only: how long to wait for a connection, and for a query's answer, in
+   * milliseconds. Default 5000 and 15000.
+   */
+  connectionTimeoutMs?: number | undefined
+  queryTimeoutMs?: number | undefined
 }
+
+// Every store's options, whatever the URL: one written for PostgreSQL is no typo on SQLite.
+const OPEN_DATABASE_OPTIONS = optionNames<OpenDatabaseOptions>({
+  tablePrefix: 1,
+  busyBudgetMs: 1,
+  max: 1,
+  connectionTimeoutMs: 1,
+  queryTimeoutMs: 1,
+})
 
 /**
  * @example
@@ -27,6 +45,8 @@ export async function openDatabase(
   url: string = DEFAULT_DATABASE_URL,
   options: OpenDatabaseOptions = {},
 ): Promise<Database> {
+  // `tablePrefx` put the app's users in the unprefixed tables, beside another app's.
+  checkOptions('openDatabase()', options, OPEN_DATABASE_OPTIONS)
   if (/^postgres(ql)?:\/\//i.test(url)) {
     const { openPostgres } = await import('./postgres.js')
     return openPostgres(url, options)

@@ -1,9 +1,10 @@
 /**
  * The always-on request context: `client_ip`, `request_id` (echoed as X-Request-Id) and
- * `trace.trace_id`, plus the production HTTPS redirect before them. The kernel wraps its whole
- * pipeline in `withContext` rather than running these as middleware layers: no `next` promise,
- * no guard, and a response answered synchronously stays synchronous. The separate middleware
- * (clientIp, requestId, trace, httpsRedirect) remain for apps that turn builtins off.
+ * `trace.trace_id`, plus the production HTTPS redirect before them and Strict-Transport-Security
+ * on the secure responses. The kernel wraps its whole pipeline in `withContext` rather than
+ * running these as middleware layers: no `next` promise, no guard, and a response answered
+ * synchronously stays synchronous. The separate middleware (clientIp, requestId, trace,
+ * httpsRedirect) remain for apps that turn builtins off.
  */
 import {
   finishLater,
@@ -17,7 +18,7 @@ import type { FwRequest } from '../request/request.js'
 import type { FwResponse } from '../response.js'
 import type { Middleware } from '../types.js'
 import { clientAddress } from './client-ip.js'
-import { toHttps } from './https-redirect.js'
+import { toHttps, withHsts } from './https-redirect.js'
 import { requestIdFor } from './request-id.js'
 import { traceIdOf } from './trace.js'
 
@@ -42,37 +43,56 @@ export function presetRequestId(request: FwRequest): string {
 }
 
 /**
+ * Production's rules for the scheme: a request that is not secure is redirected to https, and
+ * the responses to secure ones carry Strict-Transport-Security `hsts` (null: none).
+ */
+export interface HttpsPolicy {
+  hsts: string | null
+}
+
+/**
  * `inner` (the kernel's pipeline, which never rejects) run in the request context, as an entry:
  * the response, with its X-Request-Id, goes to `finish` in the same reaction that awaits the
- * pipeline (no promise just to add the header). `idFor` chooses the request id.
+ * pipeline (no promise just to add the header). `https` (production) redirects plain http and
+ * adds HSTS to secure responses; null, neither. `idFor` chooses the request id.
  * @example
- * const entry = withContext(pipeline, rescue, kernel.env === 'production')
+ * const entry = withContext(pipeline, rescue, production ? { hsts: 'max-age=15552000' } : null)
  */
 export function withContext(
   inner: Step,
   rescue: Rescue,
-  redirectToHttps: boolean,
+  https: HttpsPolicy | null,
   idFor: (request: FwRequest) => string = requestIdFor,
 ): Entry {
   return (request, context, finish, failed) => {
     let id = ''
     let derived: FwRequest | undefined
+    // Only on a secure response (RFC 6797 §7.2: never over plain http), once it is known secure.
+    let hsts: string | null = null
     try {
       id = idFor(request)
       derived = inContext(request, id)
-      // The redirect carries the request id too: a proxy's log line and ours stay joined up.
-      if (redirectToHttps && !request.isSecure())
-        return finish(toHttps(request).withHeader('x-request-id', id), request, context)
+      if (https !== null) {
+        // The redirect carries the request id too: a proxy's log line and ours stay joined up.
+        if (!request.isSecure())
+          return finish(toHttps(request).withHeader('x-request-id', id), request, context)
+        hsts = https.hsts
+      }
     } catch (error) {
       const rescued = rescue(error, derived ?? request)
       if (id === '') return finishLater(rescued, request, context, finish, failed)
-      return finishWithId(rescued, id, request, context, finish, failed)
+      return finishWithId(rescued, id, hsts, request, context, finish, failed)
     }
     const response = inner(derived)
     if (response instanceof Promise)
-      return finishWithId(response, id, request, context, finish, failed)
-    return finish(response.withHeader('x-request-id', id), request, context)
+      return finishWithId(response, id, hsts, request, context, finish, failed)
+    return finish(stamped(response, id, hsts), request, context)
   }
+}
+
+/** `response` with its X-Request-Id, and HSTS when `hsts` is given (and it has none of its own). */
+function stamped(response: FwResponse, id: string, hsts: string | null): FwResponse {
+  return (hsts === null ? response : withHsts(response, hsts)).withHeader('x-request-id', id)
 }
 
 // Apart from the entry, so that only a request answered later allocates the closures (and the
@@ -80,13 +100,14 @@ export function withContext(
 function finishWithId<C, T>(
   response: Promise<FwResponse>,
   id: string,
+  hsts: string | null,
   request: FwRequest,
   context: C,
   finish: Finish<C, T>,
   failed: Failed<C, T>,
 ): Promise<T> {
   return response.then(
-    (answered) => finish(answered.withHeader('x-request-id', id), request, context),
+    (answered) => finish(stamped(answered, id, hsts), request, context),
     (error: unknown) => failed(error, request, context),
   )
 }
