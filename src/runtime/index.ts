@@ -11,6 +11,7 @@ export type {
   Env,
 } from './kernel.js'
 export type { Invoker, InvokedHandler } from './handlers.js'
+export type { CorsOptions, CorsOrigin } from './middleware/cors-policy.js'
 export { Container } from './container.js'
 export {
   attachKernel,

@@ -10,6 +10,7 @@ import type { ErrorRenderer } from './error-boundary.js'
 import type { Invoker } from './handlers.js'
 import type { Kernel } from './kernel.js'
 import type { HstsOptions } from './middleware/https-redirect.js'
+import type { CorsOptions } from './middleware/cors-policy.js'
 import type { ServiceProviderClass } from './kernel-providers.js'
 import type { Logger, Middleware, MiddlewareFactory, RequestOptions, ViewEngine } from './types.js'
 
@@ -63,6 +64,11 @@ export interface KernelOptions {
   requestScopeEnabled?: boolean | undefined
   /** Implementations of middleware aliases (e.g. auth, throttle, role), by alias name. */
   middleware?: Record<string, MiddlewareFactory> | undefined
+  /**
+   * CORS for browser apps on other origins: `{ origin, methods, allowedHeaders, exposedHeaders,
+   * credentials, maxAge, paths }` (see CorsOptions). Default: off, at no cost per request.
+   */
+  cors?: CorsOptions | undefined
   errorRenderer?: ErrorRenderer | undefined
   /**
    * How long a custom error renderer may take (ms, default 5000): past it, the error is logged
@@ -106,6 +112,7 @@ export const KERNEL_OPTIONS: readonly string[] = optionNames<KernelOptions>({
   serviceProviders: 1,
   requestScopeEnabled: 1,
   middleware: 1,
+  cors: 1,
   errorRenderer: 1,
   errorRendererTimeoutMs: 1,
   sendTimeoutMs: 1,

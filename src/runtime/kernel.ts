@@ -11,6 +11,7 @@ import { badRequest, methodNotAllowed, notFound } from './http-error.js'
 import { loadRouter, type CompiledRouter } from './load-router.js'
 import { createLogger, guardLogger } from './logger.js'
 import { builtinFactories } from './middleware/index.js'
+import { corsPolicy, withCors, withCorsHeaders, type CorsPolicy } from './middleware/cors.js'
 import { presetRequestId, withContext } from './middleware/context.js'
 import { hstsHeader } from './middleware/https-redirect.js'
 import { moduleFactories } from './middleware/modules.js'
@@ -91,6 +92,8 @@ export class Kernel implements KernelServices {
   readonly #hsts: string | null
   readonly #views: ViewEngine
   readonly #rescueSettings: RescueSettings
+  /** The `cors` option checked; null (off) leaves CORS out of the pipeline altogether. */
+  readonly #cors: CorsPolicy | null
   #routes: Step[] = []
   #entry: Entry = () => {
     throw new Error('The kernel is still booting: it answers requests once Kernel.boot() resolves')
@@ -128,6 +131,7 @@ export class Kernel implements KernelServices {
     this.accessLog = options.accessLog === true
     this.builtins = options.builtins !== false
     this.#hsts = hstsHeader(options.hsts)
+    this.#cors = corsPolicy(options.cors)
     this.#rescueSettings = {
       debug: this.env !== 'production' && (options.debug ?? false),
       log: this.log,
@@ -250,8 +254,11 @@ export class Kernel implements KernelServices {
    * Never rejects; the error is logged as the boundary logs any other.
    */
   answerError(error: unknown, request: FwRequest): Promise<FwResponse> {
-    if (!this.#options.requestScopeEnabled) return this.#rescue(error, request)
-    return kernelScope.run(this, () => this.#rescue(error, request))
+    const answer = this.#options.requestScopeEnabled
+      ? kernelScope.run(this, () => this.#rescue(error, request))
+      : this.#rescue(error, request)
+    const cors = this.#cors
+    return cors === null ? answer : answer.then((r) => withCorsHeaders(r, request, cors))
   }
 
   /** The middleware refs bound to container `tags`, in order. */
@@ -322,7 +329,11 @@ export class Kernel implements KernelServices {
         return rescue(error, request)
       }
     }
-    const pipeline = compose(pre, dispatch, rescue, { finalRescues: true, render })
+    const composed = compose(pre, dispatch, rescue, { finalRescues: true, render })
+    // CORS outside the global middleware: preflights answered before any guard, and every
+    // response, errors and routing misses included, given its headers.
+    const pipeline =
+      this.#cors === null ? composed : withCors(composed, this.#cors, this.#pathMethods, rescue)
     // The built-ins (request context, production HTTPS redirect) wrap everything, outermost.
     // With the access log on, the request id is the one the node adapter chose for its line.
     if (!this.builtins) return entryOf(pipeline)
@@ -356,6 +367,16 @@ export class Kernel implements KernelServices {
     if (method === 'OPTIONS' && request.getPath() === '*')
       return new FwResponse(204, { allow: this.#serverAllow })
     throw found.status === 400 ? badRequest('Malformed URL') : notFound()
+  }
+
+  /** The methods of `request`'s path (its 405 `Allow`, asked with `probe`, no route's method), null for none. */
+  readonly #pathMethods = (request: FwRequest, probe: string): readonly string[] | null => {
+    const found = this.router.match(
+      probe,
+      request.getPath(),
+      this.#hosts ? request.getHost() : undefined,
+    )
+    return 'allow' in found ? found.allow : null
   }
 
   #rescue(thrown: unknown, request: FwRequest): Promise<FwResponse> {

@@ -23,13 +23,15 @@ export function editDistance(a: string, b: string): number {
 }
 
 /**
- * The name of `known` nearest `name`, when within 2 edits (case aside), else undefined.
+ * The name of `known` nearest `name`, when within 2 edits (1 for a name of 4 letters or less;
+ * case aside), else undefined.
  * @example
  * closestName('errorRender', ['errorRenderer', 'views']) // 'errorRenderer'
  */
 export function closestName(name: string, known: readonly string[]): string | undefined {
   let best: string | undefined
-  let least = 3
+  // A short name is within 2 edits of too much: `port` of `cors`. One edit for 4 letters or less.
+  let least = name.length <= 4 ? 2 : 3
   for (const candidate of known) {
     const distance = editDistance(name, candidate)
     if (distance < least) [best, least] = [candidate, distance]

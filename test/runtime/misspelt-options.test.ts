@@ -38,8 +38,8 @@ describe('Kernel.boot', () => {
   })
 
   it('lists the options when no name is close, and refuses an unknown key set to undefined', async () => {
-    await expect(bootKernel(routes, untyped({ port: undefined }))).rejects.toThrow(
-      `Kernel.boot(): unknown option \`port\` — valid options: ${KERNEL_OPTIONS.join(', ')}`,
+    await expect(bootKernel(routes, untyped({ listenPort: undefined }))).rejects.toThrow(
+      `Kernel.boot(): unknown option \`listenPort\` — valid options: ${KERNEL_OPTIONS.join(', ')}`,
     )
   })
 

@@ -17,6 +17,13 @@ describe('closestName', () => {
     expect(closestName('rotues', ['routes', 'cache'])).toBe('routes')
     expect(closestName('colour', ['matcher', 'log', 'env'])).toBeUndefined()
   })
+
+  it('allows a name of 4 letters or less one edit only: `port` is not a misspelt `cors`', () => {
+    expect(closestName('port', ['cors', 'hsts', 'env'])).toBeUndefined()
+    expect(closestName('hsst', ['hsts'])).toBeUndefined()
+    expect(closestName('cor', ['cors'])).toBe('cors')
+    expect(closestName('role', ['roles'])).toBe('roles')
+  })
 })
 
 describe('checkOptions', () => {

@@ -1,0 +1,122 @@
+/**
+ * CORS in the kernel (the `cors` option, see cors-policy.ts): one layer around everything after
+ * the built-ins, the global middleware included. It answers preflights before any guard (a
+ * preflight carries no credentials, so an auth layer would refuse it), and it sees every
+ * response, also the 401, 404, 405, 429 and 500 of guards and the error boundary, which a browser
+ * would otherwise hide from the app. Off (no `cors`), the kernel leaves it out: no cost.
+ */
+import type { HeaderMap } from '../http-error.js'
+import type { Rescue, Step } from '../pipeline.js'
+import type { FwRequest } from '../request/request.js'
+import { FwResponse } from '../response.js'
+import type { CorsPolicy } from './cors-policy.js'
+
+export { corsPolicy, type CorsOptions, type CorsOrigin, type CorsPolicy } from './cors-policy.js'
+
+// A token list as browsers send Access-Control-Request-Headers: anything else is not reflected.
+const TOKEN_LIST = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/
+// No method of a route: the router's miss then lists every method of the path (its 405).
+const ANY_METHOD = 'cors-preflight'
+
+/**
+ * `inner` (the kernel's pipeline, which never rejects) with CORS: a preflight from an allowed
+ * origin to a path that exists is answered here (204); every other response in scope gets the
+ * headers of its origin. A request with no Origin header is answered as without CORS, but for
+ * `Vary: Origin` (a shared cache must not give its answer to a cross-origin request).
+ * @example
+ * const step = withCors(pipeline, policy, (request, probe) => pathMethods(request, probe), rescue)
+ */
+export function withCors(
+  inner: Step,
+  policy: CorsPolicy,
+  methodsOf: (request: FwRequest, probe: string) => readonly string[] | null,
+  rescue: Rescue,
+): Step {
+  return (request) => {
+    let allowed: string | null
+    // What throws here (an origin function, a Host no URL can hold) is the boundary's to answer:
+    // the built-ins around this step take a response, never a throw.
+    try {
+      if (!policy.inScope(request.getPath())) return inner(request)
+      allowed = policy.allow(request.getHeaderLine('origin'), request)
+      if (
+        allowed !== null &&
+        request.getOriginalMethod() === 'OPTIONS' &&
+        request.hasHeader('access-control-request-method')
+      ) {
+        const methods = methodsOf(request, ANY_METHOD)
+        // A path no route has: its 404 (with the headers), as without CORS.
+        if (methods !== null) return preflight(request, policy, allowed, methods)
+      }
+    } catch (error) {
+      return rescue(error, request)
+    }
+    const response = inner(request)
+    return response instanceof Promise
+      ? response.then((answered) => withHeaders(answered, policy, allowed))
+      : withHeaders(response, policy, allowed)
+  }
+}
+
+/**
+ * `response` with the CORS headers `request` gets: for a response made after the pipeline
+ * answered (a streamed body that failed before its first byte). An origin function that throws
+ * leaves it as it is.
+ */
+export function withCorsHeaders(
+  response: FwResponse,
+  request: FwRequest,
+  policy: CorsPolicy,
+): FwResponse {
+  if (!policy.inScope(request.getPath())) return response
+  try {
+    return withHeaders(response, policy, policy.allow(request.getHeaderLine('origin'), request))
+  } catch {
+    return response
+  }
+}
+
+function withHeaders(response: FwResponse, policy: CorsPolicy, allowed: string | null): FwResponse {
+  const answer =
+    allowed === null
+      ? response
+      : response.withHeaders({ ...policy.actual, 'access-control-allow-origin': allowed })
+  return policy.vary ? withVary(answer, 'Origin') : answer
+}
+
+function preflight(
+  request: FwRequest,
+  policy: CorsPolicy,
+  allowed: string,
+  methods: readonly string[],
+): FwResponse {
+  const headers: HeaderMap = {
+    'access-control-allow-origin': allowed,
+    'access-control-allow-methods': policy.methods ?? methods.join(', '),
+    ...policy.preflight,
+  }
+  const vary = policy.vary ? ['Origin'] : []
+  if (!('access-control-allow-headers' in headers)) {
+    // Reflected, as @fastify/cors does: the answer then depends on the header asked.
+    vary.push('Access-Control-Request-Headers')
+    const asked = request.getHeaderLine('access-control-request-headers')
+    if (TOKEN_LIST.test(asked)) headers['access-control-allow-headers'] = asked
+  }
+  if (vary.length > 0) headers.vary = vary.join(', ')
+  return new FwResponse(204, headers)
+}
+
+/**
+ * `response` with `name` in its Vary, added to those there (each once, case aside); `*` stays.
+ * @example
+ * withVary(json(data).withHeader('vary', 'Accept'), 'Origin').header('vary') // 'Accept, Origin'
+ */
+export function withVary(response: FwResponse, name: string): FwResponse {
+  const vary = response.header('vary')
+  if (vary === undefined || vary.trim() === '') return response.withHeader('vary', name)
+  const listed = vary.split(',').map((field) => field.trim().toLowerCase())
+  if (listed.includes('*') || listed.includes(name.toLowerCase())) return response
+  return response.withHeader('vary', `${vary}, ${name}`)
+}
+
+/** What answers the Origin: `allow` ('' when none came) and whether it varies with it. */
