@@ -1,10 +1,13 @@
 /**
  * What a GET or HEAD of a file should get, given its validators: the whole file, one byte range
- * (RFC 9110 §14), "not modified" or "precondition failed" (§13). The checks are those of
- * Express's `send` (the `fresh` and `range-parser` packages, loaded on first use), so fw answers
- * caches and download managers the way they expect.
+ * (RFC 9110 §14), "not modified" or "precondition failed" (§13); and "not modified" for any 200
+ * that carries validators (`notModifiedFor`, send-response.ts). The checks are those of Express's
+ * `send` (`fresh`'s, here with HTTP dates read strictly; `range-parser`, loaded on first use), so
+ * fw answers caches and download managers the way they expect.
  */
 import type { FwRequest } from './request/request.js'
+import { isName } from './request/headers.js'
+import { FwResponse } from './response.js'
 
 export type FilePlan =
   | { status: 200 }
@@ -22,9 +25,7 @@ export interface FileValidators {
 
 const WHOLE: FilePlan = { status: 200 }
 
-const loadFresh = async () => (await import('fresh')).default
 const loadRangeParser = async () => (await import('range-parser')).default
-let freshModule: ReturnType<typeof loadFresh> | undefined
 let rangeModule: ReturnType<typeof loadRangeParser> | undefined
 
 /**
@@ -37,22 +38,86 @@ export async function planFile(request: FwRequest, validators: FileValidators): 
   const method = request.getMethod()
   if (method !== 'GET' && method !== 'HEAD') return WHOLE
   if (preconditionFails(request, validators)) return { status: 412 }
-  const fresh = await (freshModule ??= loadFresh())
-  // Handed on in ISO form, with its zone (`fresh` reads it right in any time zone, and a year
-  // below 100 as itself: Date.parse read `0094` in toUTCString's form as 1994); a date later than
-  // now is invalid (RFC 7232 §3.3) and ignored: taken, it kept every later version a 304.
-  const modifiedSince = httpDate(request.getHeaderLine('if-modified-since'))
-  const conditional = {
-    'if-none-match': request.getHeaderLine('if-none-match') || undefined,
-    'if-modified-since':
-      Number.isNaN(modifiedSince) || modifiedSince > Date.now()
-        ? undefined
-        : new Date(modifiedSince).toISOString(),
-    'cache-control': request.getHeaderLine('cache-control') || undefined,
-  }
-  const current = { etag: validators.etag, 'last-modified': validators.lastModified }
-  if (fresh(conditional, current)) return { status: 304 }
+  if (isFresh(request, validators.etag, validators.lastModified)) return { status: 304 }
   return planRange(request, validators)
+}
+
+// Cache-Control: no-cache in a request asks for the resource itself, not a 304 (an end-to-end
+// reload, RFC 9111 §5.2.1.4); directives are case-insensitive.
+const NO_CACHE = /(?:^|,)[ \t]*no-cache[ \t]*(?:,|$)/i
+
+/**
+ * Whether the copy `request` says its client has is still the current one (the `fresh` package's
+ * rules): If-None-Match, when sent, decides alone: `*`, or a tag that matches `etag` by weak
+ * comparison (RFC 9110 §13.1.2, §8.8.3.2); else If-Modified-Since, a valid HTTP date not later
+ * than now (§13.1.3), at or after `lastModified`. Never with Cache-Control: no-cache.
+ * @example
+ * isFresh(request, 'W/"2a-17f"', 'Tue, 01 Apr 2025 10:00:00 GMT') // true for If-None-Match: "2a-17f"
+ */
+export function isFresh(
+  request: FwRequest,
+  etag: string | undefined,
+  lastModified: string | undefined,
+): boolean {
+  const noneMatch = request.getHeaderLine('if-none-match')
+  const modifiedSince = noneMatch === '' ? request.getHeaderLine('if-modified-since') : ''
+  if (noneMatch === '' && modifiedSince === '') return false
+  if (NO_CACHE.test(request.getHeaderLine('cache-control'))) return false
+  if (noneMatch !== '')
+    return noneMatch.trim() === '*' || (etag !== undefined && listsTag(noneMatch, etag))
+  // A date later than now is invalid (RFC 9110 §13.1.3) and ignored: taken, it kept every later
+  // version a 304.
+  const since = httpDate(modifiedSince)
+  if (Number.isNaN(since) || since > Date.now()) return false
+  const modified = httpDate(lastModified ?? '')
+  return !Number.isNaN(modified) && modified <= since
+}
+
+/**
+ * Whether a raw header list (Node's `req.rawHeaders`) carries If-None-Match or If-Modified-Since:
+ * only such a request can be answered 304. Hot path (every response of status 200): one pass,
+ * comparing lengths before names.
+ */
+export function asksIfFresh(raw: readonly string[]): boolean {
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!
+    if (isName(name, 'if-none-match') || isName(name, 'if-modified-since')) return true
+  }
+  return false
+}
+
+// Representation metadata, which a 304 does not send (RFC 9110 §15.4.5): a cache would put it on
+// the copy it stored (RFC 9111 §4.3.4), the body it describes being that copy's.
+const REPRESENTATION = new Set([
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'content-language',
+  'content-disposition',
+  'content-range',
+  'transfer-encoding',
+])
+
+/**
+ * The 304 Not Modified that stands for `response`, a 200 to a GET or HEAD, when the copy
+ * `request` says its client has is fresh (`isFresh`) by the ETag or Last-Modified the response
+ * carries; else null. The 304 keeps the response's other headers (ETag, Cache-Control, Expires,
+ * Vary, Content-Location, Last-Modified, Set-Cookie, the request id), not those of its body,
+ * and has none (the caller closes a streamed one).
+ * @example
+ * const answer = notModifiedFor(json(data, 200, { etag: '"v7"' }), request) ?? response
+ */
+export function notModifiedFor(response: FwResponse, request: FwRequest): FwResponse | null {
+  const method = request.getOriginalMethod()
+  if (method !== 'GET' && method !== 'HEAD') return null
+  const etag = response.header('etag')
+  const lastModified = response.header('last-modified')
+  if (etag === undefined && lastModified === undefined) return null
+  if (!isFresh(request, etag, lastModified)) return null
+  const headers = response.headers
+  const kept: Record<string, string | string[]> = {}
+  for (const name in headers) if (!REPRESENTATION.has(name)) kept[name] = headers[name]!
+  return new FwResponse(304, kept, null)
 }
 
 async function planRange(request: FwRequest, validators: FileValidators): Promise<FilePlan> {
@@ -74,10 +139,7 @@ async function planRange(request: FwRequest, validators: FileValidators): Promis
 // If-Unmodified-Since. A date that does not parse is ignored (RFC 9110 §13.1.4).
 function preconditionFails(request: FwRequest, validators: FileValidators): boolean {
   const match = request.getHeaderLine('if-match')
-  if (match !== '') {
-    if (match.trim() === '*') return false
-    return !match.split(',').some((tag) => sameTag(tag.trim(), validators.etag))
-  }
+  if (match !== '') return match.trim() !== '*' && !listsTag(match, validators.etag)
   const unmodifiedSince = httpDate(request.getHeaderLine('if-unmodified-since'))
   return !Number.isNaN(unmodifiedSince) && Date.parse(validators.lastModified) > unmodifiedSince
 }
@@ -144,6 +206,16 @@ function httpDate(value: string): number {
   )
     return NaN
   return time + second * 1000
+}
+
+// An entity tag of a list (RFC 9110 §8.8.3): quoted (a comma may stand inside the quotes), or a
+// bare token as a client echoes a malformed ETag (`v1`) back.
+const LISTED_TAG = /(?:W\/)?"[^"]*"|[^\s,]+/g
+
+/** Whether the list of entity tags `list` holds `etag`, compared weakly (W/ ignored). */
+function listsTag(list: string, etag: string): boolean {
+  for (const [tag] of list.matchAll(LISTED_TAG)) if (sameTag(tag, etag)) return true
+  return false
 }
 
 function sameTag(a: string, b: string): boolean {

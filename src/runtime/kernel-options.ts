@@ -36,8 +36,9 @@ export interface KernelOptions {
   /**
    * Log one `info` line per answered request through `log` (pino-http's fields: `req` { id,
    * method, url, remoteAddress }, `res` { statusCode }, `responseTime` in ms), "request
-   * completed", or "request aborted" when the client left first. Default false: off, it costs a
-   * request nothing. `fw serve --access-log` turns it on.
+   * completed", "request errored" for a 5xx (with `err`, what failed), or "request aborted" when
+   * the client left first; with `attachKernel`, a line for what Node's parser refuses too.
+   * Default false: off, it costs a request nothing. `fw serve --access-log` turns it on.
    */
   accessLog?: boolean | undefined
   env?: Env | undefined

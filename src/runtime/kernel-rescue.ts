@@ -3,6 +3,7 @@
  * request id) handed to the default renderer, or to the app's custom one under a deadline, with
  * the default as the fallback when that one fails.
  */
+import { noteFailure } from './access-log.js'
 import {
   renderError,
   requestFields,
@@ -74,6 +75,8 @@ async function rescueInScope(
   const error = isClientGone(thrown, request)
     ? new HttpError(499, { message: 'Client Closed Request', cause: thrown })
     : toHttpError(thrown, context)
+  // The access log's "request errored" line names what failed (a 5xx only: rarely).
+  if (error.status >= 500) noteFailure(request, thrown)
   const renderer = settings.renderer
   if (!renderer) return renderError(error, context)
   try {

@@ -3,7 +3,7 @@ import { hostname } from 'node:os'
 import { pino, stdSerializers, type DestinationStream } from 'pino'
 import { isOutputGone } from '../shared/closed-output.js'
 import { FwError } from '../shared/errors.js'
-import { isSecretName } from '../shared/secret-names.js'
+import { isSecretName, isSecretParam } from '../shared/secret-names.js'
 import { maskSecretParams } from '../shared/redact-url.js'
 import type { Logger } from './types.js'
 
@@ -95,6 +95,9 @@ const MAX_TEXT = 16 * 1024
  * error is logged.
  */
 function serializeError(err: unknown): unknown {
+  // Made by fw, its message already redacted: read as an error, it was given pino's type
+  // ('ErrorReference') and an empty stack.
+  if (err instanceof ErrorReference) return err
   try {
     return redactSecrets(stdSerializers.err(err as Error))
   } catch {
@@ -162,27 +165,55 @@ function capped(text: string, redact: (shown: string) => string): string {
 
 /**
  * A request target (path and query, as the client sent it) as the access log shows it: the value
- * of a query parameter that names a credential (`token`, `api_key`, `password`) or is a signed
+ * of a query parameter that names a credential (`token`, `api_key`, `password`, a pre-signed
+ * URL's `X-Amz-Signature`, an OAuth `code`: `isSecretParam`, the name decoded) or is a signed
  * URL's `_sig` `[Redacted]`, and so is a JWT anywhere in it; cut at MAX_TEXT characters.
  * @example
  * redactTarget('/files/7?_exp=1700000000&_sig=ab12') // '/files/7?_exp=1700000000&_sig=[Redacted]'
  */
 export function redactTarget(target: string): string {
   return capped(target, (shown) =>
-    maskSecretParams(shown.replace(JWT, '[Redacted]'), '[Redacted]', isSecretParam),
+    maskSecretParams(shown.replace(JWT, '[Redacted]'), '[Redacted]', isEncodedSecretParam),
   )
 }
 
-// A query parameter's name, decoded, or a signed URL's `_sig`, which opens the URL to whoever
-// has it until it expires.
-function isSecretParam(name: string): boolean {
+// A query parameter's name as written (`%5Fsig`, `api+key`): read decoded.
+function isEncodedSecretParam(name: string): boolean {
   let decoded = name
   try {
     decoded = decodeURIComponent(name.replace(/\+/g, ' '))
   } catch {
     // A malformed escape: the name as written.
   }
-  return decoded === '_sig' || isSecretName(decoded)
+  return isSecretParam(decoded)
+}
+
+/**
+ * What the access log says of the failure behind a 5xx (its `err`): the type, code and message
+ * of what was thrown, credentials redacted and cut at REFERENCE_TEXT characters. Not its stack,
+ * nor its other fields: the error boundary's own line has them, and the request id (`req.id`,
+ * `request_id` there) joins the two.
+ */
+export class ErrorReference {
+  readonly type: string
+  readonly code: string | undefined
+  readonly message: string
+
+  constructor(thrown: unknown) {
+    const error = thrown as NodeJS.ErrnoException
+    const isObject = (typeof thrown === 'object' && thrown !== null) || typeof thrown === 'function'
+    this.type = readSafely(() => (isObject ? error.constructor.name : typeof thrown))
+    const code = isObject ? readSafely(() => error.code) : undefined
+    this.code = code === undefined || code === 'undefined' ? undefined : shortened(code)
+    const message = readSafely(() => (isObject ? (error.message ?? '') : thrown))
+    this.message = shortened(redactText(message))
+  }
+}
+
+const REFERENCE_TEXT = 200
+
+function shortened(text: string): string {
+  return text.length <= REFERENCE_TEXT ? text : `${text.slice(0, REFERENCE_TEXT)}…`
 }
 
 /** What can safely be read of something thrown: its type, message and stack, as text. */

@@ -7,10 +7,11 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Http2SecureServer, Http2Server } from 'node:http2'
+import type { Duplex } from 'node:stream'
 import type { Kernel } from './kernel.js'
 import { FwRequest } from './request/request.js'
 import { FwResponse } from './response.js'
-import { logExchange } from './access-log.js'
+import { logExchange, logWireAnswer, noteFailure } from './access-log.js'
 import { onceGone } from './gone.js'
 import { answerFailure, discardBody, send } from './send-response.js'
 import { checkOptions, optionNames } from '../shared/option-names.js'
@@ -22,6 +23,7 @@ import {
   lingerOnClose,
   refusalOf,
   refuse,
+  type WireAnswered,
 } from './wire-errors.js'
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void
@@ -73,6 +75,7 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
       // Node refused the response (a header value with a line break, an invalid status). A
       // stream body will not be read now: close it (a file's descriptor would wait for the GC).
       discardBody(response)
+      noteFailure(request, error)
       const id = response instanceof FwResponse ? response.header('x-request-id') : undefined
       answerFailure(error, res, id, current(), 'Node refused to write the response')
     }
@@ -80,6 +83,7 @@ export function createListener(current: () => Kernel, options: ListenerOptions =
   // The pipeline rejected (only a bug in fw can make it) or threw before answering.
   const fail = (error: unknown, request: FwRequest, res: ServerResponse): void => {
     if (request.needsCleanup()) removeUploadsAfter(request, res, current())
+    noteFailure(request, error)
     answerFailure(error, res, undefined, current(), 'The kernel failed to answer')
   }
   return (req, res) => {
@@ -159,9 +163,21 @@ export function attachKernel<S extends Server | Http2Server | Http2SecureServer>
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
     refuse(res, refusalOf(req) ?? EXPECTATION_FAILED),
   )
-  server.on('clientError', answerClientError)
-  server.on('connect', answerConnect)
+  // Their access log lines: the kernel's logger is the current kernel's, as for requests.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
+    answerClientError(error, socket, wireLogger(current(), socket)),
+  )
+  server.on('connect', (req: IncomingMessage, target: Duplex | ServerResponse) =>
+    answerConnect(req, target, wireLogger(current(), target as Duplex)),
+  )
   return attached
+}
+
+/** The access log line of a request refused at the wire, when the access log is on. */
+function wireLogger(kernel: Kernel, socket: Duplex): WireAnswered | undefined {
+  if (!kernel.accessLog) return undefined
+  const started = performance.now()
+  return (answer) => logWireAnswer(kernel.log, socket, answer, started)
 }
 
 // Node reads whatever is left of a request body after the response, to reuse the connection

@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { TLSSocket } from 'node:tls'
 import { pipeline, Transform, type Readable } from 'node:stream'
+import { asksIfFresh, notModifiedFor } from './file-conditions.js'
 import { isDestroyed, onceGone } from './gone.js'
 import type { Kernel } from './kernel.js'
 import { safeRequestId } from './middleware/request-id.js'
@@ -100,6 +101,14 @@ function withoutBody(response: FwResponse): FwResponse {
   return new FwResponse(response.status, response.headers, null)
 }
 
+/** `response`, or the 304 that stands for it (its streamed body closed unread). */
+function revalidated(response: FwResponse, request: FwRequest): FwResponse {
+  const notModified = notModifiedFor(response, request)
+  if (notModified === null) return response
+  discardBody(response)
+  return notModified
+}
+
 /**
  * Writes a response. Hot path: keep it to one writeHead and one end for in-memory bodies.
  * `rescuing`: the response is the error boundary's answer to a streamed body that failed.
@@ -112,8 +121,12 @@ export function send(
   rescuing = false,
 ): void {
   const status = answer.status
-  const response =
+  let response =
     answer.body !== null && (status === 205 || !hasContent(status)) ? withoutBody(answer) : answer
+  // A client revalidating its copy: a 200 with an ETag or Last-Modified becomes a 304 when that
+  // copy is fresh. Hot path: what else pays is one pass over the request's header names.
+  if (status === 200 && !rescuing && asksIfFresh(res.req.rawHeaders))
+    response = revalidated(response, request)
   const body = response.body
   // Everything goes into writeHead, Content-Length included: a setHeader() before it would send
   // Node down its slow path (every header re-validated and stored one by one).

@@ -196,45 +196,97 @@ type HttpSocket = Duplex & { _httpMessage?: ServerResponse | null }
 // Node calls 'clientError' again for every later read on a connection whose parser failed.
 const failedSockets = new WeakSet<Duplex>()
 
+/** A refused request's answer, written at the wire: what the access log is told of it. */
+export interface WireAnswer {
+  status: number
+  /**
+   * The failing request's own response, when Node had made one (its body was malformed): that
+   * request has its own access log line.
+   */
+  failing: ServerResponse | null
+  /** The method and target of its request line, when that could be read. */
+  method?: string | undefined
+  target?: string | undefined
+  /** Node's parser error. */
+  error?: unknown
+}
+
+/** Called once a refused request's answer is written (node-adapter.ts: the access log). */
+export type WireAnswered = (answer: WireAnswer) => void
+
 /**
  * For the server's 'clientError' event (a request Node's parser refused: malformed, headers over
  * the size limit, too slow): the status Node itself would send, or the one RFC 9110/9112 names
  * (414 for a request-target over the limit, 501 for an unknown method), with a JSON body like
  * fw's other errors, after the responses to the requests before it (RFC 9112 §9.3.2: in order);
  * then the connection closes. A response already started for the failing request itself (its
- * body was malformed) can only be cut off.
+ * body was malformed) can only be cut off. `answered` is told of the answer once it is written
+ * (`attachKernel` logs it when the access log is on); a connection the client reset gets none.
  * @example
  * server.on('clientError', answerClientError)
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+export function answerClientError(
+  error: NodeJS.ErrnoException,
+  socket: Duplex,
+  answered?: WireAnswered,
+): void {
   if (failedSockets.has(socket)) return
   failedSockets.add(socket)
-  answerInTurn(socket, clientErrorAnswer(error))
+  const refusal = clientErrorAnswer(error)
+  // A client that left (ECONNRESET, or HPE_INVALID_EOF_STATE: the connection ended inside a
+  // request) or reset an idle keep-alive connection was refused nothing: answered as Node
+  // does, but not reported.
+  const refused = answered !== undefined && isParserError(error)
+  answerInTurn(socket, refusal, undefined, (failing) => {
+    if (refused) answered({ status: refusal[0], failing, error, ...refusedLine(error, socket) })
+  })
+}
+
+/** Whether Node's parser refused what it read (or it came too slowly), not the connection. */
+function isParserError(error: NodeJS.ErrnoException): boolean {
+  const code = error.code ?? ''
+  if (code === 'HPE_INVALID_EOF_STATE') return false
+  return code.startsWith('HPE_') || Object.hasOwn(CLIENT_ERRORS, code)
 }
 
 /**
  * For the server's 'connect' event: fw is no proxy, so CONNECT is a method it does not implement
- * (501, RFC 9110 §9.1), answered in turn like a parse failure.
+ * (501, RFC 9110 §9.1), answered in turn like a parse failure; `answered` as answerClientError's.
  */
-export function answerConnect(req: IncomingMessage, target: Duplex | ServerResponse): void {
+export function answerConnect(
+  req: IncomingMessage,
+  target: Duplex | ServerResponse,
+  answered?: WireAnswered,
+): void {
   // node:http2 emits 'connect' with the stream's response, not a socket: the bytes of an
   // HTTP/1.1 answer written there were the body of an implicit 200.
   if (req.httpVersionMajor === 2) return refuse(target as ServerResponse, NOT_IMPLEMENTED)
   const socket = target as Duplex
   // Node has taken its own listeners off the socket: a reset must not crash the process.
   socket.on('error', () => socket.destroy())
-  answerInTurn(socket, NOT_IMPLEMENTED, req)
+  answerInTurn(socket, NOT_IMPLEMENTED, req, () =>
+    answered?.({ status: NOT_IMPLEMENTED[0], failing: null, method: req.method, target: req.url }),
+  )
 }
 
 /**
- * Writes `answer` on `socket` once no response is in flight there, then closes it. A response in
+ * Writes `answer` on `socket` once no response is in flight there, then closes it; `written`
+ * runs once it is written, with the failing request's own response if it has one. A response in
  * flight whose request has not ended is the failing request's own: it gets `answer` unless it
  * has started. When the connection closes first, there is nothing to answer.
  */
-function answerInTurn(socket: HttpSocket, answer: Refusal, req?: IncomingMessage): void {
+function answerInTurn(
+  socket: HttpSocket,
+  answer: Refusal,
+  req: IncomingMessage | undefined,
+  written: (failing: ServerResponse | null) => void,
+): void {
   const inFlight = socket._httpMessage
   if (inFlight == null || !inFlight.req.complete) {
-    if (socket.writable && inFlight?.headersSent !== true) socket.write(rawAnswer(answer, req))
+    if (socket.writable && inFlight?.headersSent !== true) {
+      socket.write(rawAnswer(answer, req))
+      written(inFlight ?? null)
+    }
     socket.destroy()
     return
   }
@@ -243,7 +295,7 @@ function answerInTurn(socket: HttpSocket, answer: Refusal, req?: IncomingMessage
     inFlight.off('finish', next)
     socket.off('close', next)
     if (socket.destroyed) return
-    answerInTurn(socket, answer, req)
+    answerInTurn(socket, answer, req, written)
   }
   inFlight.once('finish', next)
   socket.once('close', next)
@@ -302,10 +354,47 @@ const TOKEN_CHAR = /[!#$%&'*+.^_`|~\dA-Za-z-]/
  */
 function lineAt(error: ParserError): { text: string; ended: boolean } {
   const { text, at } = failingRead(error)
+  return lineFrom(text, tokenStart(text, at))
+}
+
+function tokenStart(text: string, at: number): number {
   let start = at
   while (start > 0 && TOKEN_CHAR.test(text[start - 1]!)) start--
+  return start
+}
+
+function lineFrom(text: string, start: number): { text: string; ended: boolean } {
   const end = text.indexOf('\n', start)
   return { text: text.slice(start, end === -1 ? text.length : end), ended: end !== -1 }
+}
+
+// A request line as the access log shows it: a method of capital letters (a lowercase one, 501,
+// is not told from the tail of a body sent before it), its target, and the version once the
+// line ended.
+const SHOWN_LINE = /^([A-Z][A-Z_-]{0,23}) ([^\s]+) HTTP\/\d\.\d\r?$/
+const SHOWN_LINE_START = /^([A-Z][A-Z_-]{0,23}) ([^\s]+)$/
+
+/**
+ * The method and target of the request the parser refused, for the access log, when the failing
+ * read holds its request line: at the token the parser stopped in for a refused method, else
+ * after the last request that ended in the read (its empty line) or at the read's start. A line
+ * cut short (a target over the size limit) counts only at the connection's first byte: the read
+ * may start in the middle of a header, whose value must not be shown as a target.
+ */
+function refusedLine(error: ParserError, socket: Duplex): { method?: string; target?: string } {
+  const { text, at } = failingRead(error)
+  // The last empty line that ends before `at` (the one ending the refused head may follow it).
+  const blank = at < 4 ? -1 : text.lastIndexOf('\r\n\r\n', at - 4)
+  const start =
+    error.code === 'HPE_INVALID_METHOD' ? tokenStart(text, at) : blank === -1 ? 0 : blank + 4
+  const line = lineFrom(text, start)
+  const first = start === 0 && (socket as { bytesRead?: number }).bytesRead === text.length
+  const match = line.ended
+    ? SHOWN_LINE.exec(line.text)
+    : first
+      ? SHOWN_LINE_START.exec(line.text)
+      : null
+  return match === null ? {} : { method: match[1]!, target: match[2]! }
 }
 
 /**

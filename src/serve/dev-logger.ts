@@ -7,7 +7,7 @@
 import { types } from 'node:util'
 import pc from 'picocolors'
 import type { Logger } from '../runtime/types.js'
-import { ABORTED, COMPLETED, type AccessEntry } from '../runtime/access-log.js'
+import { ABORTED, COMPLETED, ERRORED, type AccessEntry } from '../runtime/access-log.js'
 import { logLevel, redactSecrets, redactText } from '../runtime/logger.js'
 import { escapeControls } from '../shared/escape-controls.js'
 import { writeLine } from '../shared/closed-output.js'
@@ -116,11 +116,13 @@ function format(level: Level, obj: object | string, msg: string | undefined): st
 
 /** An access log line's entry (see runtime/access-log.ts), shown compactly. */
 function isAccessEntry(obj: object, msg: string | undefined): obj is AccessEntry {
-  if (msg !== COMPLETED && msg !== ABORTED) return false
+  if (msg !== COMPLETED && msg !== ERRORED && msg !== ABORTED) return false
   const { req, res, responseTime } = obj as Partial<AccessEntry>
   return (
-    typeof req?.method === 'string' &&
-    typeof req.url === 'string' &&
+    typeof req === 'object' &&
+    req !== null &&
+    ['undefined', 'string'].includes(typeof req.method) &&
+    ['undefined', 'string'].includes(typeof req.url) &&
     typeof res === 'object' &&
     res !== null &&
     typeof responseTime === 'number'
@@ -129,7 +131,8 @@ function isAccessEntry(obj: object, msg: string | undefined): obj is AccessEntry
 
 /**
  * `GET /users/42 200 1.2 ms`, as a development server prints a request; `aborted` in the place of
- * the status, or after it, when the client left before the response was sent in full.
+ * the status, or after it, when the client left before the response was sent in full. A request
+ * refused at the wire whose request line could not be read shows `?` for its method and target.
  */
 function accessLine(entry: AccessEntry, msg: string | undefined): string {
   const code = entry.res.statusCode
@@ -137,7 +140,8 @@ function accessLine(entry: AccessEntry, msg: string | undefined): string {
   const aborted = msg === ABORTED ? pc.yellow('aborted') : ''
   const outcome = [status, aborted].filter(Boolean).join(' ')
   const ms = pc.dim(`${entry.responseTime.toFixed(1)} ms`)
-  return `${escapeControls(entry.req.method)} ${escapeControls(entry.req.url)} ${outcome} ${ms}`
+  const { method = '?', url = '?' } = entry.req
+  return `${escapeControls(method)} ${escapeControls(url)} ${outcome} ${ms}`
 }
 
 function statusColour(code: number): (text: string) => string {

@@ -30,19 +30,22 @@ function jsonLines(output: string): Record<string, any>[] {
 /**
  * GET /users/42, then GET /boom, whose error line is logged before its answer: once it is in the
  * output, the first request's access line (logged as its response closed, before the second
- * request was sent) is there too, if there is one.
+ * request was sent) is there too, if there is one. With the access log on (`logged`), the wait
+ * is for the second request's access line, logged once its answer was sent.
  */
-async function twoRequests(app: ServedApp): Promise<Record<string, any>[]> {
+async function twoRequests(app: ServedApp, logged: boolean): Promise<Record<string, any>[]> {
   expect((await sendTo(app.port, 'GET', '/users/42?page=2', { headers: HTTPS })).status).toBe(200)
   expect((await sendTo(app.port, 'GET', '/boom', { headers: HTTPS })).status).toBe(500)
-  await expect.poll(() => app.output().includes('marker-boom'), { timeout: 10_000 }).toBe(true)
-  return jsonLines(app.output()).filter((line) => line.msg === 'request completed')
+  const last = logged ? 'request errored' : 'marker-boom'
+  await expect.poll(() => app.output().includes(last), { timeout: 10_000 }).toBe(true)
+  return jsonLines(app.output()).filter((line) => /^request (completed|errored)$/.test(line.msg))
 }
 
 async function served(
   files: Record<string, string>,
   env: Record<string, string>,
   args: string[] = [],
+  logged = false,
 ): Promise<Record<string, any>[]> {
   const dir = makeProject({ 'routes.mjs': ROUTES, ...files })
   const app = await serveApp(['--routes', 'routes.mjs', ...args], {
@@ -52,7 +55,7 @@ async function served(
   try {
     // The banner is the first line still.
     expect(app.output().split('\n')[0]).toMatch(/^fw serve → http:\/\//)
-    return await twoRequests(app)
+    return await twoRequests(app, logged)
   } finally {
     await app.stop()
   }
@@ -64,7 +67,7 @@ describe('fw serve access log', () => {
   })
 
   it('--access-log turns it on: a JSON line per request, after the banner', async () => {
-    const lines = await served({}, {}, ['--access-log'])
+    const lines = await served({}, {}, ['--access-log'], true)
     expect(lines[0]).toMatchObject({
       level: 30,
       msg: 'request completed',
@@ -72,11 +75,20 @@ describe('fw serve access log', () => {
       res: { statusCode: 200 },
     })
     expect(lines[0]!.req.id).toMatch(/^[0-9a-f-]{36}$/)
+    // A 500 is "request errored", naming what failed; its stack is on the error line only.
+    expect(lines[1]).toMatchObject({
+      level: 30,
+      msg: 'request errored',
+      req: { url: '/boom' },
+      res: { statusCode: 500 },
+      err: { type: 'Error', message: 'marker-boom' },
+    })
+    expect(lines[1]!.err).not.toHaveProperty('stack')
   })
 
   it('kernel.accessLog in fw.config.ts turns it on, in production too; --no-access-log off', async () => {
     const config = { 'fw.config.mjs': 'export default { kernel: { accessLog: true } }\n' }
-    const lines = await served(config, PRODUCTION)
+    const lines = await served(config, PRODUCTION, [], true)
     expect(lines[0]).toMatchObject({ req: { url: '/users/42?page=2' }, res: { statusCode: 200 } })
     expect(await served(config, PRODUCTION, ['--no-access-log'])).toEqual([])
   })

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { onceGone } from '../gone.js'
+import { HttpError } from '../http-error.js'
 
 /** What a request's signal comes from: a signal of its own, or the Node exchange it came by. */
 export type SignalSource = AbortSignal | IncomingMessage | ServerResponse
@@ -45,15 +46,49 @@ export function webSignal(signal: unknown): AbortSignal {
 }
 
 /**
- * Whether `thrown` is the reason fw aborted `request`'s signal with (its client left), or the
- * AbortError of a Node API given the signal (timers/promises, events.once) caused by it. Another
+ * The signal `getSignal()` gave for `source`, or undefined when it was never asked for (a Node
+ * request's is made on first use): read without making one.
+ */
+export function signalMadeFor(source: SignalSource): AbortSignal | undefined {
+  return source instanceof AbortSignal ? source : SIGNALS.get(source)
+}
+
+/**
+ * Whether `thrown` says that `request`'s client left: the reason its signal was aborted with,
+ * or an error caused by it (the AbortError of timers/promises, events.once or stream.finished;
+ * fetch() rejects with the reason itself). A Node request's reason is fw's own; a web Request's
+ * (`fromWeb`) is its host's, whatever it chose (an Error, a DOMException, a string). Another
  * request's reason is no sign this one's client left: a handler awaiting work started with that
  * request's signal (a fetch shared by concurrent requests) failed, and its client still waits.
  */
 export function isClientGone(thrown: unknown, request: { getSignal(): AbortSignal }): boolean {
   const reason = ourReason(thrown)
-  // Only a thrown reason of ours pays for the request's signal (made here if it was not yet).
-  return reason !== undefined && request.getSignal().reason === reason
+  // Only a thrown reason of ours pays for a Node request's signal (made here if it was not yet)...
+  if (reason !== undefined) return request.getSignal().reason === reason
+  // ...or what may be a host's: an HttpError (a 404 among them, the commonest) never is.
+  if (isHttpError(thrown)) return false
+  const signal = request.getSignal()
+  return signal.aborted && isOrCauses(thrown, signal.reason)
+}
+
+/** Whether `thrown` is `reason`, or an error whose cause is `reason`. */
+function isOrCauses(thrown: unknown, reason: unknown): boolean {
+  if (thrown === reason) return true
+  try {
+    return typeof thrown === 'object' && thrown !== null && (thrown as Error).cause === reason
+  } catch {
+    // A thrown Proxy whose get trap throws.
+    return false
+  }
+}
+
+// `instanceof` runs a Proxy's getPrototypeOf trap, which may throw.
+function isHttpError(thrown: unknown): boolean {
+  try {
+    return thrown instanceof HttpError
+  } catch {
+    return false
+  }
 }
 
 /** `thrown`, or its cause, when it is a reason fw aborted a signal with. */
