@@ -53,8 +53,8 @@ export interface KernelOptions {
   builtins?: boolean | undefined
   /**
    * Strict-Transport-Security on responses to secure requests, where the HTTPS redirect is on
-   * (production, with the builtins). Default `max-age=15552000` (180 days), without
-   * includeSubDomains; `false` sends none; a handler's own header is kept.
+   * (production, with the builtins). Off unless asked for; `true` is `max-age=15552000` (180
+   * days), without includeSubDomains; a handler's own header is kept.
    */
   hsts?: boolean | HstsOptions | undefined
   container?: Container | undefined

@@ -213,6 +213,16 @@ export class FwResponse {
     return response
   }
 
+  /**
+   * Whether the response has header `name` (any case), without merging its headers as
+   * `headers` and `header()` do: for checks on the hot path.
+   * @example
+   * if (!response.hasHeader('cache-control')) response = response.withHeader('cache-control', 'no-store')
+   */
+  hasHeader(name: string): boolean {
+    return this.#has(lowerName(name))
+  }
+
   header(name: string): string | undefined {
     const headers = this.headers
     const lower = name.toLowerCase()

@@ -101,6 +101,11 @@ function withoutBody(response: FwResponse): FwResponse {
   return new FwResponse(response.status, response.headers, null)
 }
 
+/** Whether `response` carries what a client's copy is revalidated by (RFC 9110 §8.8). */
+function hasValidator(response: FwResponse): boolean {
+  return response.hasHeader('etag') || response.hasHeader('last-modified')
+}
+
 /** `response`, or the 304 that stands for it (its streamed body closed unread). */
 function revalidated(response: FwResponse, request: FwRequest): FwResponse {
   const notModified = notModifiedFor(response, request)
@@ -124,8 +129,8 @@ export function send(
   let response =
     answer.body !== null && (status === 205 || !hasContent(status)) ? withoutBody(answer) : answer
   // A client revalidating its copy: a 200 with an ETag or Last-Modified becomes a 304 when that
-  // copy is fresh. Hot path: what else pays is one pass over the request's header names.
-  if (status === 200 && !rescuing && asksIfFresh(res.req.rawHeaders))
+  // copy is fresh. Hot path: a response without either pays two name checks.
+  if (status === 200 && !rescuing && hasValidator(response) && asksIfFresh(res.req.rawHeaders))
     response = revalidated(response, request)
   const body = response.body
   // Everything goes into writeHead, Content-Length included: a setHeader() before it would send

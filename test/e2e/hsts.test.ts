@@ -1,12 +1,19 @@
 /**
- * `fw serve` in production (APP_ENV=production) says Strict-Transport-Security on what it answers
- * behind a TLS proxy (X-Forwarded-Proto https from loopback, trusted by default), the example app
- * and fw.config.ts's `kernel.hsts` alike, never on the plain-http 301; a `kernel.hsts` that
+ * `fw serve` in production (APP_ENV=production) with fw.config's `kernel.hsts` says
+ * Strict-Transport-Security on what it answers behind a TLS proxy (X-Forwarded-Proto https from
+ * loopback, trusted by default), the example app included, none without it, never on the plain-http 301; a `kernel.hsts` that
  * hstspreload.org would refuse stops the start with one line at the config's `kernel` key.
  */
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { assertBuilt, cleanupProjects, lines, makeProject, runFw } from '../support/project.js'
+import {
+  assertBuilt,
+  cleanupProjects,
+  lines,
+  makeProject,
+  REPO_ROOT,
+  runFw,
+} from '../support/project.js'
 import { sendTo, serveApp, type ServedApp } from '../support/server.js'
 
 beforeAll(assertBuilt)
@@ -15,11 +22,15 @@ afterAll(cleanupProjects)
 const PRODUCTION = { APP_ENV: 'production', JWT_SECRET: 's'.repeat(40), URL_SIGNING_KEYS: '' }
 const HTTPS = { 'x-forwarded-proto': 'https' }
 
-describe('fw serve routes.example.ts in production', () => {
+describe('fw serve routes.example.ts in production, kernel.hsts true in fw.config.mjs', () => {
   let app: ServedApp
   beforeAll(async () => {
-    const cache = join(makeProject(), 'cache')
-    app = await serveApp(['--routes', 'routes.example.ts', '--cache', cache], { env: PRODUCTION })
+    const dir = makeProject({ 'fw.config.mjs': 'export default { kernel: { hsts: true } }\n' })
+    const routes = join(REPO_ROOT, 'routes.example.ts')
+    app = await serveApp(['--routes', routes, '--cache', join(dir, 'cache')], {
+      cwd: dir,
+      env: PRODUCTION,
+    })
   }, 60_000)
   afterAll(() => app?.stop())
 
@@ -68,16 +79,23 @@ describe('kernel.hsts in fw.config.mjs', () => {
     }
   }, 60_000)
 
-  it('false sends none', async () => {
-    const app = await serveApp([], { cwd: project(`{ hsts: false }`), env: PRODUCTION })
-    try {
-      const answer = await sendTo(app.port, 'GET', '/', { headers: HTTPS })
-      expect(answer.status).toBe(200)
-      expect(answer.headers['strict-transport-security']).toBeUndefined()
-    } finally {
-      await app.stop()
-    }
-  }, 60_000)
+  it.each([
+    ['false', '{ hsts: false }'],
+    ['unset', '{}'],
+  ])(
+    '%s sends none',
+    async (_, kernel) => {
+      const app = await serveApp([], { cwd: project(kernel), env: PRODUCTION })
+      try {
+        const answer = await sendTo(app.port, 'GET', '/', { headers: HTTPS })
+        expect(answer.status).toBe(200)
+        expect(answer.headers['strict-transport-security']).toBeUndefined()
+      } finally {
+        await app.stop()
+      }
+    },
+    60_000,
+  )
 
   it('preload without includeSubDomains is one line at the kernel key and a hint; exit 1', async () => {
     const dir = project(`{ hsts: { maxAge: 31536000, preload: true } }`)

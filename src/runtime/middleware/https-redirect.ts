@@ -59,16 +59,18 @@ const HSTS_OPTIONS = optionNames<HstsOptions>({ maxAge: 1, includeSubDomains: 1,
 const STS = 'strict-transport-security'
 
 /**
- * The Strict-Transport-Security value kernel option `hsts` asks for (`false`: null, none; `true`
- * or unset: the defaults), checked at boot: anything else is an FwError FW_SERVE_CONFIG.
+ * The Strict-Transport-Security value kernel option `hsts` asks for (`false` or unset: null,
+ * none; `true`: the defaults), checked at boot: anything else is an FwError FW_SERVE_CONFIG.
+ * Opt-in, as Django's SECURE_HSTS_SECONDS: a browser keeps it for maxAge, so a site that must go
+ * back to plain http (a proxy misconfigured, a subdomain) cannot for months.
  * @example
- * hstsHeader(undefined) // 'max-age=15552000'
+ * hstsHeader(true) // 'max-age=15552000'
  * hstsHeader({ maxAge: 63072000, includeSubDomains: true, preload: true })
  * // 'max-age=63072000; includeSubDomains; preload'
  */
 export function hstsHeader(option: unknown): string | null {
-  if (option === false) return null
-  if (option === undefined || option === true) return `max-age=${HSTS_MAX_AGE}`
+  if (option === false || option === undefined) return null
+  if (option === true) return `max-age=${HSTS_MAX_AGE}`
   if (typeof option !== 'object' || option === null || Array.isArray(option))
     throw hstsError(
       `hsts must be true, false or { maxAge, includeSubDomains, preload }, not ${shown(option)}`,
@@ -115,5 +117,5 @@ function shown(value: unknown): string {
  * withHsts(json({}), 'max-age=15552000').header('strict-transport-security') // 'max-age=15552000'
  */
 export function withHsts(response: FwResponse, value: string): FwResponse {
-  return response.header(STS) === undefined ? response.withHeader(STS, value) : response
+  return response.hasHeader(STS) ? response : response.withHeader(STS, value)
 }

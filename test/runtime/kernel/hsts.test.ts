@@ -2,10 +2,10 @@
  * Strict-Transport-Security: production redirected plain http to https but never said so for
  * good, so every later visit typed without a scheme (and every link to http://) went over plain
  * http first, where it can be intercepted before the 301. Production's responses to secure
- * requests (TLS, or X-Forwarded-Proto https from a trusted proxy) now carry it; plain-http ones
- * never do (RFC 6797 §7.2), nor do development's; a handler's own header is kept; the `hsts`
- * kernel option shapes it or turns it off, and a value hstspreload.org would refuse is a boot
- * error.
+ * requests (TLS, or X-Forwarded-Proto https from a trusted proxy) carry it when the `hsts` kernel
+ * option asks (opt-in, as Django's SECURE_HSTS_SECONDS); plain-http ones never do (RFC 6797
+ * §7.2), nor do development's; a handler's own header is kept; the option shapes it, and a value
+ * hstspreload.org would refuse is a boot error.
  */
 import { readFileSync } from 'node:fs'
 import { request as httpsRequest, createServer as createHttpsServer } from 'node:https'
@@ -31,7 +31,7 @@ const routes: Register = (r) => {
 }
 
 const production = (options: Partial<KernelOptions> = {}): Promise<Kernel> =>
-  bootKernel(routes, { env: 'production', ...options })
+  bootKernel(routes, { env: 'production', hsts: true, ...options })
 const HTTPS = { 'x-forwarded-proto': 'https' }
 const STS = 'strict-transport-security'
 
@@ -125,6 +125,13 @@ describe('in production', () => {
       const kernel = await production({ hsts })
       const response = await call(kernel, { uri: '/', headers: HTTPS })
       expect(response.header(STS), JSON.stringify(hsts)).toBe(expected)
+    }
+  })
+
+  it('sends none unless the hsts option asks for it', async () => {
+    for (const hsts of [undefined, false]) {
+      const kernel = await bootKernel(routes, { env: 'production', hsts })
+      expect(await overTls(kernel, '/'), String(hsts)).toEqual([200, undefined])
     }
   })
 
