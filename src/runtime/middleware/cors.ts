@@ -38,9 +38,12 @@ export function withCors(
     // the built-ins around this step take a response, never a throw.
     try {
       if (!policy.inScope(request.getPath())) return inner(request)
-      allowed = policy.allow(request.getHeaderLine('origin'), request)
+      const origin = request.getHeaderLine('origin')
+      allowed = policy.allow(origin, request)
+      // A preflight has an Origin (Fetch §4.8); without one, '*' still allows: a plain OPTIONS.
       if (
         allowed !== null &&
+        origin !== '' &&
         request.getOriginalMethod() === 'OPTIONS' &&
         request.hasHeader('access-control-request-method')
       ) {

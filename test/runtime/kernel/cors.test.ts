@@ -292,6 +292,18 @@ describe("an API open to any origin (origin: '*')", () => {
   })
 })
 
+describe("an OPTIONS request without an Origin, to an API open to any origin ('*')", () => {
+  it('is no preflight (Fetch: a preflight has an Origin): the plain OPTIONS answers it', async () => {
+    const api = await serveWith({ origin: '*' })
+    const reply = await api.send('OPTIONS', '/api/users', {
+      headers: { 'access-control-request-method': 'POST' },
+    })
+    expect(reply.status).toBe(204)
+    expect(reply.headers.allow).toBe('GET, HEAD, POST, OPTIONS')
+    expect(reply.headers['access-control-allow-methods']).toBeUndefined()
+  })
+})
+
 describe('origins decided by a RegExp or a function', () => {
   it('tests a RegExp on the Origin as sent (a g flag does not make it alternate)', async () => {
     const api = await serveWith({ origin: /^https:\/\/[a-z]+\.example\.com$/g })
