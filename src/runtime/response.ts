@@ -140,6 +140,16 @@ export class FwResponse {
   }
 
   /**
+   * `hasHeader` for a name already lowercase, as the adapter's hot path has them (no lookup of
+   * the lowercase form).
+   * @example
+   * FwResponse.hasLowerHeader(response, 'etag')
+   */
+  static hasLowerHeader(response: FwResponse, lower: string): boolean {
+    return response.#has(lower)
+  }
+
+  /**
    * The headers as `res.writeHead()` takes them, with Content-Length added for a string or byte
    * body that has none: the shared header object itself when nothing is to be added to it, else
    * a flat list (no copy of the object). Internal: the node adapter calls it.

@@ -103,7 +103,10 @@ function withoutBody(response: FwResponse): FwResponse {
 
 /** Whether `response` carries what a client's copy is revalidated by (RFC 9110 §8.8). */
 function hasValidator(response: FwResponse): boolean {
-  return response.hasHeader('etag') || response.hasHeader('last-modified')
+  return (
+    FwResponse.hasLowerHeader(response, 'etag') ||
+    FwResponse.hasLowerHeader(response, 'last-modified')
+  )
 }
 
 /** `response`, or the 304 that stands for it (its streamed body closed unread). */
