@@ -15,6 +15,7 @@ const RUNTIME_PACKAGES = [
   'pg',
   'better-sqlite3',
   'pino',
+  'cookie',
 ]
 const ALLOWED_PACKAGES = [...RUNTIME_PACKAGES, '@node-rs/argon2', '@node-rs/bcrypt']
 
