@@ -6,6 +6,8 @@
  */
 import { serialize } from 'cookie'
 import { checkOptions, optionNames } from '../shared/option-names.js'
+// RFC 9110 token characters: what a cookie name may hold.
+import { TOKEN } from './request/headers.js'
 
 /**
  * The attributes of a cookie. Defaults: `path: '/'`, `httpOnly: true`, `sameSite: 'lax'`,
@@ -52,8 +54,6 @@ const EXPIRED_OPTIONS = OPTIONS.filter((name) => name !== 'maxAge' && name !== '
 const FLAGS = ['secure', 'httpOnly', 'partitioned'] as const
 const SAME_SITE = ['lax', 'strict', 'none']
 const PRIORITY = ['low', 'medium', 'high']
-// RFC 9110 token characters: what a cookie name may hold.
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const CONTROL_OR_SEMICOLON = /[\x00-\x1f\x7f;]/
 // RFC 6265bis §5.7: a browser ignores a cookie whose name and value are longer together.
 const MAX_PAIR = 4096

@@ -103,7 +103,7 @@ describe('kernel.hsts in fw.config.mjs', () => {
     expect(result.code).toBe(1)
     expect(lines(result.stderr)).toEqual([
       'error fw.config.mjs:3:3: hsts.preload needs includeSubDomains: true (hstspreload.org) [FW_SERVE_CONFIG]',
-      '  hint: Write hsts: { maxAge: 15552000 } (the default), { maxAge: 31536000, includeSubDomains: true, preload: true }, or false.',
+      '  hint: Write hsts: true (max-age 15552000, 180 days), { maxAge: 31536000, includeSubDomains: true, preload: true }, or false.',
     ])
   }, 60_000)
 })

@@ -6,7 +6,9 @@
  */
 import { FwError } from '../../shared/errors.js'
 import { checkOptions, optionNames } from '../../shared/option-names.js'
+import { shownValue } from '../../shared/shown-value.js'
 import type { HeaderMap } from '../http-error.js'
+import { TOKEN } from '../request/headers.js'
 import type { FwRequest } from '../request/request.js'
 
 /**
@@ -61,7 +63,6 @@ export interface CorsPolicy {
   methods: string | null
 }
 
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 // scheme://host[:port] and nothing else: what an Origin header holds (RFC 6454 §6.1).
 const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\\\s]+$/i
 
@@ -74,12 +75,12 @@ const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\\\s]+$/i
 export function corsPolicy(options: unknown): CorsPolicy | null {
   if (options === undefined) return null
   if (typeof options !== 'object' || options === null || Array.isArray(options))
-    throw invalid(`cors must be an object, not ${describe(options)}`)
+    throw invalid(`cors must be an object, not ${shownValue(options)}`)
   checkOptions('Kernel.boot() cors', options, CORS_OPTIONS, (message) => invalid(message))
   const given = options as CorsOptions
   const credentials = given.credentials ?? false
   if (typeof credentials !== 'boolean')
-    throw invalid(`cors.credentials must be true or false, not ${describe(credentials)}`)
+    throw invalid(`cors.credentials must be true or false, not ${shownValue(credentials)}`)
   const { allow, vary } = allowOf(given.origin, credentials)
   const methods = headerList('methods', given.methods, credentials)
   const allowed = headerList('allowedHeaders', given.allowedHeaders, credentials)
@@ -93,7 +94,7 @@ export function corsPolicy(options: unknown): CorsPolicy | null {
   const maxAge = given.maxAge
   if (maxAge !== undefined && !(Number.isInteger(maxAge) && maxAge >= 0 && maxAge <= 2 ** 31 - 1))
     throw invalid(
-      `cors.maxAge must be a whole number of seconds, 0 or more, not ${describe(maxAge)}`,
+      `cors.maxAge must be a whole number of seconds, 0 or more, not ${shownValue(maxAge)}`,
     )
   if (maxAge !== undefined) preflight['access-control-max-age'] = String(maxAge)
   return { allow, vary, inScope: scopeOf(given.paths), actual, preflight, methods }
@@ -120,7 +121,7 @@ function allowOf(origin: unknown, credentials: boolean): Pick<CorsPolicy, 'allow
   const list = typeof origin === 'string' ? [origin] : origin
   if (!Array.isArray(list) || list.length === 0)
     throw invalid(
-      `cors.origin must be '*', an origin, a list of them, a RegExp or a function, not ${describe(origin)}`,
+      `cors.origin must be '*', an origin, a list of them, a RegExp or a function, not ${shownValue(origin)}`,
       "Write origin: 'https://app.example.com' (the origins that may call this app).",
     )
   const origins = new Set(list.map((entry: unknown) => serialized(entry)))
@@ -138,7 +139,7 @@ function allowOf(origin: unknown, credentials: boolean): Pick<CorsPolicy, 'allow
 function decides(answer: unknown): boolean {
   if (typeof answer === 'boolean') return answer
   throw new TypeError(
-    `The cors.origin function returned ${describe(answer)}: it must return true or false, synchronously`,
+    `The cors.origin function returned ${shownValue(answer)}: it must return true or false, synchronously`,
   )
 }
 
@@ -146,7 +147,7 @@ function decides(answer: unknown): boolean {
 function serialized(entry: unknown): string {
   if (entry === 'null') return 'null'
   if (typeof entry !== 'string')
-    throw invalid(`cors.origin lists ${describe(entry)}, which is no origin string`)
+    throw invalid(`cors.origin lists ${shownValue(entry)}, which is no origin string`)
   if (entry === '*')
     throw invalid("cors.origin lists '*': it stands alone", "Write origin: '*' for any origin.")
   const problem = entry.includes('*')
@@ -179,7 +180,9 @@ function headerList(name: string, list: unknown, credentials: boolean): string |
   if (list === undefined) return null
   const example = name === 'methods' ? "['GET', 'POST']" : "['Content-Type', 'X-Request-Id']"
   if (!Array.isArray(list) || list.some((entry) => typeof entry !== 'string' || !TOKEN.test(entry)))
-    throw invalid(`cors.${name} must be a list of names such as ${example}, not ${describe(list)}`)
+    throw invalid(
+      `cors.${name} must be a list of names such as ${example}, not ${shownValue(list)}`,
+    )
   if (credentials && list.includes('*'))
     throw invalid(
       `cors.${name} lists '*', which browsers take literally with credentials: true`,
@@ -198,7 +201,7 @@ function scopeOf(paths: unknown): (path: string) => boolean {
     (!path.includes('*') || path.endsWith('/*'))
   if (!Array.isArray(paths) || paths.length === 0 || !paths.every(valid))
     throw invalid(
-      `cors.paths must be a list of paths, exact or ending in /*, not ${describe(paths)}`,
+      `cors.paths must be a list of paths, exact or ending in /*, not ${shownValue(paths)}`,
       "Write paths: ['/api/*', '/login'] (or leave it out for every path).",
     )
   const exact = new Set(paths.filter((path: string) => !path.endsWith('/*')).map(trimmed))
@@ -225,13 +228,4 @@ function invalid(message: string, hint?: string): FwError {
   return new FwError('FW_SERVE_CONFIG', message, {
     hint: hint ?? 'Fix the cors option of the kernel (see the README, "CORS").',
   })
-}
-
-function describe(value: unknown): string {
-  if (value === null || value === undefined) return String(value)
-  if (Array.isArray(value)) return `[${value.map(describe).join(', ')}]`
-  if (typeof value === 'string') return JSON.stringify(value)
-  if (typeof value === 'function') return 'a function'
-  if (value instanceof Promise) return 'a promise'
-  return typeof value === 'object' ? 'an object' : String(value)
 }

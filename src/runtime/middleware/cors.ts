@@ -9,14 +9,18 @@ import type { HeaderMap } from '../http-error.js'
 import type { Rescue, Step } from '../pipeline.js'
 import type { FwRequest } from '../request/request.js'
 import { FwResponse } from '../response.js'
+import { TOKEN } from '../request/headers.js'
+import { withVary } from '../vary.js'
 import type { CorsPolicy } from './cors-policy.js'
 
 export { corsPolicy, type CorsOptions, type CorsOrigin, type CorsPolicy } from './cors-policy.js'
 
 // A token list as browsers send Access-Control-Request-Headers: anything else is not reflected.
-const TOKEN_LIST = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/
+const TOKEN_CHARS = TOKEN.source.slice(1, -1)
+const TOKEN_LIST = new RegExp(`^${TOKEN_CHARS}(?:[ \\t]*,[ \\t]*${TOKEN_CHARS})*$`)
 // No method of a route: the router's miss then lists every method of the path (its 405).
 const ANY_METHOD = 'cors-preflight'
+const ORIGIN = ['Origin']
 
 /**
  * `inner` (the kernel's pipeline, which never rejects) with CORS: a preflight from an allowed
@@ -84,7 +88,7 @@ function withHeaders(response: FwResponse, policy: CorsPolicy, allowed: string |
     allowed === null
       ? response
       : response.withHeaders({ ...policy.actual, 'access-control-allow-origin': allowed })
-  return policy.vary ? withVary(answer, 'Origin') : answer
+  return policy.vary ? withVary(answer, ORIGIN) : answer
 }
 
 function preflight(
@@ -108,18 +112,3 @@ function preflight(
   if (vary.length > 0) headers.vary = vary.join(', ')
   return new FwResponse(204, headers)
 }
-
-/**
- * `response` with `name` in its Vary, added to those there (each once, case aside); `*` stays.
- * @example
- * withVary(json(data).withHeader('vary', 'Accept'), 'Origin').header('vary') // 'Accept, Origin'
- */
-export function withVary(response: FwResponse, name: string): FwResponse {
-  const vary = response.header('vary')
-  if (vary === undefined || vary.trim() === '') return response.withHeader('vary', name)
-  const listed = vary.split(',').map((field) => field.trim().toLowerCase())
-  if (listed.includes('*') || listed.includes(name.toLowerCase())) return response
-  return response.withHeader('vary', `${vary}, ${name}`)
-}
-
-/** What answers the Origin: `allow` ('' when none came) and whether it varies with it. */

@@ -6,6 +6,7 @@
  */
 import { FwError } from '../../shared/errors.js'
 import { checkOptions, optionNames } from '../../shared/option-names.js'
+import { shownValue } from '../../shared/shown-value.js'
 import type { FwRequest } from '../request/request.js'
 import { redirect, type FwResponse } from '../response.js'
 import type { Middleware } from '../types.js'
@@ -73,13 +74,13 @@ export function hstsHeader(option: unknown): string | null {
   if (option === true) return `max-age=${HSTS_MAX_AGE}`
   if (typeof option !== 'object' || option === null || Array.isArray(option))
     throw hstsError(
-      `hsts must be true, false or { maxAge, includeSubDomains, preload }, not ${shown(option)}`,
+      `hsts must be true, false or { maxAge, includeSubDomains, preload }, not ${shownValue(option)}`,
     )
   checkOptions('Kernel.boot() hsts', option, HSTS_OPTIONS, hstsError)
   const { maxAge = HSTS_MAX_AGE, includeSubDomains, preload } = option as HstsOptions
   if (!Number.isSafeInteger(maxAge) || maxAge < 0)
     throw hstsError(
-      `hsts.maxAge must be a whole number of seconds, 0 or more, not ${shown(maxAge)}`,
+      `hsts.maxAge must be a whole number of seconds, 0 or more, not ${shownValue(maxAge)}`,
     )
   const subdomains = flag('includeSubDomains', includeSubDomains)
   if (flag('preload', preload)) {
@@ -97,17 +98,13 @@ export function hstsHeader(option: unknown): string | null {
 /** A boolean option's value, false when unset; anything else is refused. */
 function flag(name: string, value: unknown): boolean {
   if (value === undefined || typeof value === 'boolean') return value === true
-  throw hstsError(`hsts.${name} must be true or false, not ${shown(value)}`)
+  throw hstsError(`hsts.${name} must be true or false, not ${shownValue(value)}`)
 }
 
 function hstsError(message: string): FwError {
   return new FwError('FW_SERVE_CONFIG', message, {
-    hint: 'Write hsts: { maxAge: 15552000 } (the default), { maxAge: 31536000, includeSubDomains: true, preload: true }, or false.',
+    hint: 'Write hsts: true (max-age 15552000, 180 days), { maxAge: 31536000, includeSubDomains: true, preload: true }, or false.',
   })
-}
-
-function shown(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value)
 }
 
 /**

@@ -8,6 +8,7 @@ import Negotiator from 'negotiator'
 import { LANGUAGE_TAG } from '../../shared/middleware-aliases.js'
 import type { FwResponse } from '../response.js'
 import type { Middleware } from '../types.js'
+import { withVary } from '../vary.js'
 
 export interface NegotiationOptions {
   types: string[]
@@ -59,19 +60,9 @@ export function negotiate(options: NegotiationOptions = DEFAULT_NEGOTIATION): Mi
 // give it to the next whatever it accepts: a French page to an English browser. As Django's
 // LocaleMiddleware and Express's res.format do, the response says so in Vary.
 const NEGOTIATED = ['Accept', 'Accept-Charset', 'Accept-Language']
-const VARY = NEGOTIATED.join(', ')
 
 /** `response` with the negotiated headers added to its Vary (a `*` is left as it is). */
-function varied(response: FwResponse): FwResponse {
-  const vary = response.header('vary')
-  if (vary === undefined) return response.withHeader('vary', VARY)
-  const listed = vary.split(',').map((name) => name.trim().toLowerCase())
-  if (listed.includes('*')) return response
-  const missing = NEGOTIATED.filter((name) => !listed.includes(name.toLowerCase()))
-  return missing.length === 0
-    ? response
-    : response.withHeader('vary', [vary, ...missing].join(', '))
-}
+const varied = (response: FwResponse): FwResponse => withVary(response, NEGOTIATED)
 
 // A parameter's value as negotiator's parser (content-type) reads it: a token, or a quoted string,
 // which may hold ';' and ',' (`;x="a;q=1"` is no weight, `;x="a,b/c"` no second range).
