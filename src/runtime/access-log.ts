@@ -138,7 +138,8 @@ export function logWireAnswer(
   const address = unmapAddress((socket as { remoteAddress?: string }).remoteAddress) ?? ''
   const req: AccessEntry['req'] = { remoteAddress: address }
   if (answer.method !== undefined) req.method = answer.method
-  if (answer.target !== undefined) req.url = escapeControls(redactTarget(cutTarget(answer.target)))
+  if (answer.target !== undefined)
+    req.url = escapeControls(redactTarget(answer.target, MAX_REFUSED_TARGET))
   const entry: AccessEntry = {
     req,
     res: { statusCode: answer.status },
@@ -147,11 +148,6 @@ export function logWireAnswer(
   if (answer.status < 500) return log.info(entry, COMPLETED)
   if (answer.error !== undefined) entry.err = new ErrorReference(answer.error)
   log.info(entry, ERRORED)
-}
-
-function cutTarget(target: string): string {
-  if (target.length <= MAX_REFUSED_TARGET) return target
-  return `${target.slice(0, MAX_REFUSED_TARGET)}… [${target.length - MAX_REFUSED_TARGET} more characters]`
 }
 
 function elapsedSince(started: number): number {

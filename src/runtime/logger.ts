@@ -157,23 +157,32 @@ export function redactText(text: string): string {
   )
 }
 
-/** `redact` of `text`'s first MAX_TEXT characters, saying how many more were cut. */
-function capped(text: string, redact: (shown: string) => string): string {
-  if (text.length <= MAX_TEXT) return redact(text)
-  return `${redact(text.slice(0, MAX_TEXT))}… [${text.length - MAX_TEXT} more characters]`
+// A JWT the cut ended in (without its signature, JWT misses it): its header and claims are shown
+// otherwise.
+const CUT_JWT = /(?<![\w.-])eyJ[\w-]*(?:\.[\w-]*){0,2}$/
+
+/** `redact` of `text`'s first `max` characters, saying how many more were cut. */
+function capped(text: string, redact: (shown: string) => string, max = MAX_TEXT): string {
+  if (text.length <= max) return redact(text)
+  const shown = text.slice(0, max).replace(CUT_JWT, '[Redacted]')
+  return `${redact(shown)}… [${text.length - max} more characters]`
 }
 
 /**
  * A request target (path and query, as the client sent it) as the access log shows it: the value
  * of a query parameter that names a credential (`token`, `api_key`, `password`, a pre-signed
  * URL's `X-Amz-Signature`, an OAuth `code`: `isSecretParam`, the name decoded) or is a signed
- * URL's `_sig` `[Redacted]`, and so is a JWT anywhere in it; cut at MAX_TEXT characters.
+ * URL's `_sig` `[Redacted]`, and so is a JWT anywhere in it, also one the cut ends in; cut at
+ * `max` characters (MAX_TEXT).
  * @example
  * redactTarget('/files/7?_exp=1700000000&_sig=ab12') // '/files/7?_exp=1700000000&_sig=[Redacted]'
  */
-export function redactTarget(target: string): string {
-  return capped(target, (shown) =>
-    maskSecretParams(shown.replace(JWT, '[Redacted]'), '[Redacted]', isEncodedSecretParam),
+export function redactTarget(target: string, max = MAX_TEXT): string {
+  return capped(
+    target,
+    (shown) =>
+      maskSecretParams(shown.replace(JWT, '[Redacted]'), '[Redacted]', isEncodedSecretParam),
+    max,
   )
 }
 

@@ -351,6 +351,15 @@ describe('the credentials of a request target', () => {
     expect(shown).not.toMatch(/a1|a2|AKIA|t1|g1|c1|s1|s2|s3|t2|k1|k2|oauth1|cs1|p1/)
   })
 
+  it('a JWT the cut ends in is redacted, not shown up to its signature', () => {
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiIsImVtYWlsIjoiYUBiLmMifQ.c2lnbmF0dXJl'
+    for (const max of [30, 50, 70]) {
+      const shown = redactTarget(`/cb/${jwt}/x`, max)
+      expect(shown, String(max)).toMatch(/^\/cb\/\[Redacted\]… \[\d+ more characters\]$/)
+    }
+    expect(redactTarget(`/cb?n=eyJ`, 8)).toBe('/cb?n=ey… [1 more characters]')
+  })
+
   it('are redacted in the access log line', async () => {
     const line = log.next()
     const target = `/ok?${CREDENTIALS.join('&')}&page=2`
