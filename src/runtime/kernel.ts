@@ -11,7 +11,7 @@ import { badRequest, methodNotAllowed, notFound } from './http-error.js'
 import { loadRouter, type CompiledRouter } from './load-router.js'
 import { createLogger, guardLogger } from './logger.js'
 import { builtinFactories } from './middleware/index.js'
-import { corsPolicy, withCors, withCorsHeaders, type CorsPolicy } from './middleware/cors.js'
+import { corsPolicy, withCors, type CorsPolicy } from './middleware/cors.js'
 import { presetRequestId, withContext } from './middleware/context.js'
 import { hstsHeader } from './middleware/https-redirect.js'
 import { moduleFactories } from './middleware/modules.js'
@@ -254,11 +254,8 @@ export class Kernel implements KernelServices {
    * Never rejects; the error is logged as the boundary logs any other.
    */
   answerError(error: unknown, request: FwRequest): Promise<FwResponse> {
-    const answer = this.#options.requestScopeEnabled
-      ? kernelScope.run(this, () => this.#rescue(error, request))
-      : this.#rescue(error, request)
-    const cors = this.#cors
-    return cors === null ? answer : answer.then((r) => withCorsHeaders(r, request, cors))
+    if (!this.#options.requestScopeEnabled) return this.#rescue(error, request)
+    return kernelScope.run(this, () => this.#rescue(error, request))
   }
 
   /** The middleware refs bound to container `tags`, in order. */

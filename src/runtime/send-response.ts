@@ -15,6 +15,7 @@ import { safeRequestId } from './middleware/request-id.js'
 import type { FwRequest } from './request/request.js'
 import { isClientGone } from './request/signal.js'
 import { FwResponse } from './response.js'
+import { withVary } from './vary.js'
 import { jsonErrorHeaders } from './wire-errors.js'
 
 /** Closes a stream body that will not be sent (a file's descriptor would wait for the GC). */
@@ -341,14 +342,7 @@ function streamFailure(
     // process frozen. The plain 500 instead.
     if (rescuing) return answerFailure(error, res, id, kernel, 'The error answer failed too')
     const answer = (rescued: FwResponse): void => {
-      if (!isDestroyed(res))
-        send(
-          res,
-          id === undefined ? rescued : rescued.withHeader('x-request-id', id),
-          request,
-          kernel,
-          true,
-        )
+      if (!isDestroyed(res)) send(res, restamped(rescued, response), request, kernel, true)
     }
     // The request as the kernel's context saw it: the error body names the same request id.
     kernel
@@ -356,6 +350,32 @@ function streamFailure(
       .then(answer)
       .catch(() => res.destroy())
   }
+}
+
+// What the kernel's outer steps (the request context, HSTS, CORS) put on every response: the
+// error's answer to a body that failed is made after them, and carries theirs over.
+const STAMPED = [
+  'x-request-id',
+  'strict-transport-security',
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'access-control-expose-headers',
+]
+
+/** `rescued` with the headers the kernel's outer steps gave `failed`, Vary merged. */
+function restamped(rescued: FwResponse, failed: FwResponse): FwResponse {
+  let answer = rescued
+  for (const name of STAMPED) {
+    const value = failed.headers[name]
+    if (value !== undefined && !answer.hasHeader(name)) answer = answer.withHeader(name, value)
+  }
+  const vary = failed.header('vary')
+  return vary === undefined
+    ? answer
+    : withVary(
+        answer,
+        vary.split(',').map((name) => name.trim()),
+      )
 }
 
 /** Pipes `body` into `res`, calling `fail` on its error or early close; a client gone stops it. */

@@ -65,24 +65,6 @@ export function withCors(
   }
 }
 
-/**
- * `response` with the CORS headers `request` gets: for a response made after the pipeline
- * answered (a streamed body that failed before its first byte). An origin function that throws
- * leaves it as it is.
- */
-export function withCorsHeaders(
-  response: FwResponse,
-  request: FwRequest,
-  policy: CorsPolicy,
-): FwResponse {
-  if (!policy.inScope(request.getPath())) return response
-  try {
-    return withHeaders(response, policy, policy.allow(request.getHeaderLine('origin'), request))
-  } catch {
-    return response
-  }
-}
-
 function withHeaders(response: FwResponse, policy: CorsPolicy, allowed: string | null): FwResponse {
   const answer =
     allowed === null

@@ -11,11 +11,12 @@ import { readFileSync } from 'node:fs'
 import { request as httpsRequest, createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { Readable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
 import { attachKernel } from '../../../src/runtime/node-adapter.js'
 import { notFound } from '../../../src/runtime/http-error.js'
 import type { Kernel, KernelOptions } from '../../../src/runtime/kernel.js'
-import { json } from '../../../src/runtime/response.js'
+import { FwResponse, json } from '../../../src/runtime/response.js'
 import { REPO_ROOT } from '../../support/project.js'
 import { bootKernel, call, cleanupTempDirs, serve, type Register } from './support.js'
 
@@ -28,6 +29,20 @@ const routes: Register = (r) => {
     throw notFound('No such thing')
   })
   r.get('/own', () => json({}).withHeader('Strict-Transport-Security', 'max-age=0'), 'own')
+  // A body that fails before its first byte: the adapter asks the boundary for the 500 then.
+  r.get(
+    '/stream-fails',
+    () =>
+      new FwResponse(
+        200,
+        {},
+        new Readable({
+          read() {
+            setImmediate(() => this.destroy(new Error('the file cannot be read')))
+          },
+        }),
+      ),
+  )
 }
 
 const production = (options: Partial<KernelOptions> = {}): Promise<Kernel> =>
@@ -73,7 +88,7 @@ describe('in production', () => {
   it('says it behind a trusted TLS proxy, on answers made later and on errors', async () => {
     const server = await serve(await production())
     try {
-      for (const path of ['/', '/later', '/missing', '/nowhere']) {
+      for (const path of ['/', '/later', '/missing', '/nowhere', '/stream-fails']) {
         const reply = await server.send('GET', path, { headers: HTTPS })
         expect(reply.headers[STS], path).toBe('max-age=15552000')
       }
